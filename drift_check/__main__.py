@@ -1,0 +1,5 @@
+import sys
+
+from drift_check.cli import main
+
+sys.exit(main())

@@ -1,0 +1,151 @@
+"""Command line: `drift-check [PATH]`, `drift-check rules`, `drift-check explain CODE`.
+
+Exit codes: 0 clean, 1 findings, 2 usage, configuration or internal error.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+
+import click
+
+from drift_check import __version__
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+class UsageError(Exception):
+    pass
+
+
+def _codes(values: tuple[str, ...]) -> tuple[str, ...]:
+    from drift_check.rules import ALL_RULES
+
+    out: list[str] = []
+    for value in values:
+        for code in value.split(","):
+            code = code.strip().upper()
+            if not code:
+                continue
+            if not any(r.code.startswith(code) for r in ALL_RULES):
+                raise UsageError(f"unknown rule code or prefix {code!r} (see `drift-check rules`)")
+            out.append(code)
+    return tuple(out)
+
+
+@click.command(
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog="Other commands: `drift-check rules` lists the rules, `drift-check explain CODE`"
+    " explains one.",
+)
+@click.argument("path", default=".", type=click.Path(file_okay=False))
+@click.option("--select", multiple=True, help="Only these rule codes or prefixes (comma list).")
+@click.option("--ignore", multiple=True, help="Skip these rule codes or prefixes (comma list).")
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
+@click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write the report here.")
+@click.option("--config", "config_file", type=click.Path(dir_okay=False), help="Config file.")
+@click.option("--quiet", "-q", is_flag=True, help="Do not print which preset was used.")
+@click.version_option(__version__, prog_name="drift-check")
+def check(
+    path: str,
+    select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    fmt: str,
+    output: str | None,
+    config_file: str | None,
+    quiet: bool,
+) -> int:
+    """Check the agent contracts of the repository at PATH (default: current directory)."""
+    from drift_check.config import load_config
+    from drift_check.engine import run
+    from drift_check.reporters import render
+    from drift_check.reporters.text import banner
+
+    config = load_config(path, config_file)
+    report = run(config, _codes(select), _codes(ignore))
+    if not quiet:
+        click.echo(banner(report), err=True)
+    color = output is None and fmt == "text" and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    text = render(report, fmt, color=color, cwd=os.getcwd())
+    if output is not None:
+        with open(output, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    else:
+        click.echo(text, nl=False)
+    return EXIT_FINDINGS if report.findings else EXIT_CLEAN
+
+
+@click.command("rules")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+def rules_cmd(fmt: str) -> int:
+    """List every rule: code, name, default severity and summary."""
+    from drift_check.rules import ALL_RULES
+
+    if fmt == "json":
+        import json
+
+        data = [
+            {"code": r.code, "name": r.name, "severity": r.severity, "summary": r.summary}
+            for r in ALL_RULES
+        ]
+        click.echo(json.dumps(data, indent=2))
+        return EXIT_CLEAN
+    for r in ALL_RULES:
+        click.echo(f"{r.code}  {r.name:<32} {r.severity:<8} {r.summary}")
+    return EXIT_CLEAN
+
+
+@click.command("explain")
+@click.argument("code")
+def explain_cmd(code: str) -> int:
+    """Explain one rule (by code or name), with a failing and a passing example."""
+    from drift_check.docs import rule_text
+    from drift_check.rules import lookup
+
+    found = lookup(code)
+    if found is None:
+        raise UsageError(f"unknown rule {code!r} (see `drift-check rules`)")
+    click.echo(rule_text(found))
+    return EXIT_CLEAN
+
+
+SUBCOMMANDS = {"rules": rules_cmd, "explain": explain_cmd}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    command = check
+    if args and args[0] in SUBCOMMANDS:
+        command = SUBCOMMANDS[args.pop(0)]
+    from drift_check.config import ConfigError
+
+    try:
+        result = command.main(args=args, prog_name="drift-check", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        return int(exc.exit_code)
+    except click.ClickException as exc:
+        click.echo(f"drift-check: {exc.format_message()}", err=True)
+        return EXIT_ERROR
+    except click.Abort:
+        click.echo("drift-check: aborted", err=True)
+        return EXIT_ERROR
+    except (UsageError, ConfigError) as exc:
+        click.echo(f"drift-check: {exc}", err=True)
+        return EXIT_ERROR
+    except OSError as exc:
+        click.echo(f"drift-check: {exc.filename or ''}: {exc.strerror or exc}", err=True)
+        return EXIT_ERROR
+    except Exception as exc:  # the last line of defence: never a traceback
+        if os.environ.get("DRIFT_CHECK_DEBUG"):
+            raise
+        click.echo(
+            f"drift-check: internal error: {type(exc).__name__}: {exc}"
+            " (set DRIFT_CHECK_DEBUG=1 for details and please report it)",
+            err=True,
+        )
+        return EXIT_ERROR
+    return int(result or 0)

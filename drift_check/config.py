@@ -1,0 +1,243 @@
+"""Configuration: a rule pack (preset), then the user's `[tool.drift-check]` or
+`.drift-check.yaml` on top of it. With no config the layout is auto-detected.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from drift_check.yaml_loader import YamlError, safe_load
+
+PACK_ORDER = ("gsd", "contracts")  # detection order: the more specific layout first
+
+# setting name -> expected type ("str", "int", "list")
+SETTING_TYPES: dict[str, str] = {
+    "registry": "list",
+    "registry-heading": "str",
+    "agents": "list",
+    "agents-exclude": "list",
+    "consumers": "list",
+    "dispatch-surfaces": "list",
+    "python-consumers": "list",
+    "include-prefixes": "list",
+    "include-follow": "list",
+    "marker-shape": "str",
+    "marker-max-length": "int",
+    "non-agent-tokens": "list",
+    "legacy-read-tags": "list",
+    "read-gate-tag": "str",
+    "write-tools": "list",
+    "max-file-bytes": "int",
+}
+CONFIG_KEYS = {"preset", "select", "ignore", "severity", *SETTING_TYPES}
+SEVERITIES = ("error", "warning", "info")
+
+
+class ConfigError(Exception):
+    """A configuration problem: reported as one line, exit code 2."""
+
+
+@dataclass(frozen=True)
+class Pack:
+    name: str
+    summary: str
+    detect: tuple[str, ...]
+    settings: dict[str, Any]
+    rules: tuple[str, ...]
+    source: str
+
+
+@dataclass(frozen=True)
+class Config:
+    root: str
+    preset: str
+    reason: str  # why this preset: a config file, or what detection found
+    config_file: str | None
+    settings: dict[str, Any]
+    select: tuple[str, ...]
+    ignore: tuple[str, ...] = ()
+    severities: dict[str, str] = field(default_factory=dict)
+
+
+def packs_dir() -> Path:
+    """Packs ship in the wheel as `drift_check/packs`; a source checkout has `rules/`."""
+    here = Path(__file__).resolve().parent
+    shipped = here / "packs"
+    return shipped if shipped.is_dir() else here.parent / "rules"
+
+
+def load_pack(name_or_path: str, root: str, _seen: tuple[str, ...] = ()) -> Pack:
+    if name_or_path.endswith((".yaml", ".yml")):
+        path = Path(root, name_or_path).resolve()
+        if not str(path).startswith(os.path.realpath(root) + os.sep):
+            raise ConfigError(f"{name_or_path}: a rule pack must be inside the repository")
+    else:
+        path = packs_dir() / f"{name_or_path}.yaml"
+    if name_or_path in _seen:
+        raise ConfigError(f"{path}: rule pack extends itself ({' -> '.join(_seen)})")
+    try:
+        data = safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        known = ", ".join(sorted(p.stem for p in packs_dir().glob("*.yaml")))
+        raise ConfigError(f"unknown preset {name_or_path!r}; known presets: {known}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read rule pack: {exc}") from None
+    except YamlError as exc:
+        raise ConfigError(f"{path}:{exc.line}:{exc.column}: {exc.message}") from None
+    if not isinstance(data, dict) or "name" not in data:
+        raise ConfigError(f"{path}: a rule pack is a mapping with at least `name`")
+    settings: dict[str, Any] = {}
+    rules: tuple[str, ...] = ()
+    if "extends" in data:
+        parent = load_pack(str(data["extends"]), root, (*_seen, name_or_path))
+        settings.update(parent.settings)
+        rules = parent.rules
+    own = data.get("settings") or {}
+    _check_settings(own, str(path), "settings.")
+    settings.update(own)
+    if "rules" in data:
+        rules = tuple(str(r) for r in data["rules"])
+    return Pack(
+        name=str(data["name"]),
+        summary=str(data.get("summary", "")),
+        detect=tuple(data.get("detect") or ()),
+        settings=settings,
+        rules=rules,
+        source=str(path),
+    )
+
+
+def _check_settings(values: dict[str, Any], where: str, prefix: str = "") -> None:
+    for key, value in values.items():
+        kind = SETTING_TYPES.get(key)
+        if kind is None:
+            raise ConfigError(f"{where}: unknown key `{prefix}{key}`")
+        ok = {
+            "str": isinstance(value, str),
+            "int": isinstance(value, int) and not isinstance(value, bool),
+            "list": isinstance(value, list) and all(isinstance(v, str) for v in value)
+            or (key == "registry" and isinstance(value, str)),
+        }[kind]
+        if not ok:
+            want = {"str": "a string", "int": "an integer", "list": "a list of strings"}[kind]
+            raise ConfigError(f"{where}: `{prefix}{key}` must be {want}")
+
+
+def find_user_config(root: str) -> tuple[str, dict[str, Any]] | None:
+    pyproject = os.path.join(root, "pyproject.toml")
+    if os.path.isfile(pyproject):
+        table = _read_pyproject(pyproject)
+        if table is not None:
+            return pyproject, table
+    for name in (".drift-check.yaml", ".drift-check.yml"):
+        path = os.path.join(root, name)
+        if os.path.isfile(path):
+            return path, _read_yaml_config(path)
+    return None
+
+
+def _read_pyproject(path: str) -> dict[str, Any] | None:
+    import tomllib
+
+    try:
+        with open(path, "rb") as fh:
+            data = tomllib.load(fh)
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+    table = data.get("tool", {}).get("drift-check")
+    if table is not None and not isinstance(table, dict):
+        raise ConfigError(f"{path}: [tool.drift-check] must be a table")
+    return table
+
+
+def _read_yaml_config(path: str) -> dict[str, Any]:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = safe_load(fh.read())
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read: {exc}") from None
+    except YamlError as exc:
+        raise ConfigError(f"{path}:{exc.line}:{exc.column}: {exc.message}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: the config must be a mapping of keys")
+    return data
+
+
+def detect(root: str) -> tuple[str, str] | None:
+    """The first pack whose layout is present, and the file that showed it."""
+    for name in PACK_ORDER:
+        pack = load_pack(name, root)
+        for probe in pack.detect:
+            if os.path.isfile(os.path.join(root, probe)):
+                return name, probe
+    return None
+
+
+def load_config(root: str, config_file: str | None = None) -> Config:
+    if not os.path.isdir(root):
+        raise ConfigError(f"{root}: not a directory")
+    if config_file is not None:
+        if config_file.endswith(".toml"):
+            table = _read_pyproject(config_file)
+            if table is None:
+                raise ConfigError(f"{config_file}: no [tool.drift-check] table")
+        else:
+            table = _read_yaml_config(config_file)
+        found: tuple[str, dict[str, Any]] | None = (config_file, table)
+    else:
+        found = find_user_config(root)
+    user: dict[str, Any] = {}
+    where = None
+    if found is not None:
+        where, user = found
+        for key in user:
+            if key not in CONFIG_KEYS:
+                raise ConfigError(f"{where}: unknown key `{key}`")
+    if "preset" in user:
+        preset = str(user["preset"])
+        reason = f"preset {preset!r} set in {os.path.relpath(where or '', root)}"
+    else:
+        detected = detect(root)
+        if detected is None:
+            raise ConfigError(
+                f"{root}: no known layout found (looked for "
+                + ", ".join(p for n in PACK_ORDER for p in load_pack(n, root).detect)
+                + "); set `preset` and `registry` in .drift-check.yaml"
+            )
+        preset = detected[0]
+        reason = f"preset {preset!r} detected from {detected[1]}"
+    pack = load_pack(preset, root)
+    settings = dict(pack.settings)
+    overrides = {k: v for k, v in user.items() if k in SETTING_TYPES}
+    _check_settings(overrides, where or "config")
+    settings.update(overrides)
+    if isinstance(settings.get("registry"), str):
+        settings["registry"] = [settings["registry"]]
+    severities = user.get("severity") or {}
+    if not isinstance(severities, dict) or any(v not in SEVERITIES for v in severities.values()):
+        raise ConfigError(f"{where}: `severity` maps rule codes to one of {', '.join(SEVERITIES)}")
+    return Config(
+        root=root,
+        preset=pack.name,
+        reason=reason,
+        config_file=where,
+        settings=settings,
+        select=_codes(user.get("select"), where, "select") or pack.rules or ("DC",),
+        ignore=_codes(user.get("ignore"), where, "ignore"),
+        severities={str(k): str(v) for k, v in severities.items()},
+    )
+
+
+def _codes(value: Any, where: str | None, key: str) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{where}: `{key}` must be a list of rule codes or prefixes")
+    return tuple(value)

@@ -1,0 +1,28 @@
+"""The pipeline: config -> scanners -> facts -> rules -> findings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from drift_check.config import Config
+from drift_check.facts import Facts
+from drift_check.rules import Finding, Rule, selected
+from drift_check.scanners import build_facts
+
+
+@dataclass(frozen=True)
+class Report:
+    config: Config
+    facts: Facts
+    rules: tuple[Rule, ...]
+    findings: tuple[Finding, ...]
+
+
+def run(config: Config, select: tuple[str, ...] = (), ignore: tuple[str, ...] = ()) -> Report:
+    """Scan the tree once, run every selected rule over the facts, return sorted findings."""
+    facts = build_facts(config)
+    rules = selected(select or config.select, config.ignore + ignore)
+    found: set[Finding] = set()
+    for r in rules:
+        found.update(r.findings(facts, config.severities.get(r.code)))
+    return Report(config, facts, tuple(rules), tuple(sorted(found)))

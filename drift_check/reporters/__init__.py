@@ -1,0 +1,15 @@
+"""Reporters format findings; they never decide anything."""
+
+from __future__ import annotations
+
+from drift_check.engine import Report
+from drift_check.reporters import json_format, text
+
+
+def render(report: Report, fmt: str, color: bool = False, cwd: str | None = None) -> str:
+    if fmt == "json":
+        return json_format.render(report)
+    return text.render(report, color=color, cwd=cwd)
+
+
+__all__ = ["render"]

@@ -1,0 +1,52 @@
+"""JSON output, schema version 1 (documented in docs/json-schema.md)."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any
+
+from drift_check import __version__
+from drift_check.engine import Report
+
+SCHEMA_VERSION = 1
+
+
+def as_dict(report: Report) -> dict[str, Any]:
+    findings = []
+    for f in report.findings:
+        item: dict[str, Any] = {
+            "code": f.code,
+            "name": f.name,
+            "severity": f.severity,
+            "path": f.path,
+            "line": f.line,
+            "column": f.column,
+            "message": f.message,
+        }
+        if f.agent is not None:
+            item["agent"] = f.agent
+        if f.marker is not None:
+            item["marker"] = f.marker
+        findings.append(item)
+    facts = report.facts
+    return {
+        "version": SCHEMA_VERSION,
+        "tool": {"name": "drift-check", "version": __version__},
+        "root": report.config.root,
+        "preset": report.config.preset,
+        "registry": facts.settings.get("registry-path"),
+        "summary": {
+            "findings": len(findings),
+            "by_code": dict(sorted(Counter(f.code for f in report.findings).items())),
+            "by_severity": dict(sorted(Counter(f.severity for f in report.findings).items())),
+            "agents": len(facts.agents),
+            "registry_rows": len(facts.registry.rows) if facts.registry else 0,
+            "consumer_files": len(facts.consumers),
+        },
+        "findings": findings,
+    }
+
+
+def render(report: Report) -> str:
+    return json.dumps(as_dict(report), indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,56 @@
+"""Concise text: `path:line:col: CODE message`, a summary by code, a count line."""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+
+from drift_check.engine import Report
+from drift_check.reporters.escape import escape
+
+_COLORS = {"path": "1", "code": "1;31", "warning": "1;33", "info": "1;34", "dim": "2"}
+
+
+def _paint(text: str, style: str, color: bool) -> str:
+    return f"\x1b[{_COLORS[style]}m{text}\x1b[0m" if color else text
+
+
+def display_path(root: str, path: str, cwd: str | None) -> str:
+    full = os.path.normpath(os.path.join(root, path))
+    if cwd is None:
+        return full
+    rel = os.path.relpath(os.path.abspath(full), cwd)
+    return full if rel.startswith("..") and os.path.isabs(root) else rel.replace(os.sep, "/")
+
+
+def render(report: Report, color: bool = False, cwd: str | None = None) -> str:
+    root = report.config.root
+    lines = []
+    for f in report.findings:
+        where = escape(f"{display_path(root, f.path, cwd)}:{f.line}:{f.column}:")
+        style = "code" if f.severity == "error" else f.severity
+        lines.append(f"{_paint(where, 'path', color)} {_paint(f.code, style, color)} {escape(f.message)}")
+    if report.findings:
+        lines.append("")
+        counts = Counter((f.code, f.name) for f in report.findings)
+        width = len(str(max(counts.values())))
+        for (code, name), n in sorted(counts.items()):
+            lines.append(f"{n:>{width}}  {_paint(code, 'code', color)}  {name}")
+        lines.append("")
+        n = len(report.findings)
+        lines.append(f"Found {n} finding{'s' if n != 1 else ''}.")
+    else:
+        lines.append("All checks passed!")
+    return "\n".join(lines) + "\n"
+
+
+def banner(report: Report) -> str:
+    """One line for stderr: which preset and which registry were used."""
+    facts = report.facts
+    registry = facts.settings.get("registry-path") or "none found"
+    rows = len(facts.registry.rows) if facts.registry else 0
+    return escape(
+        f"drift-check: {report.config.reason}; registry {registry} ({rows} rows),"
+        f" {len(facts.agents)} agents, {len(facts.consumers)} consumer files,"
+        f" {len(report.rules)} rules"
+    )

@@ -1,0 +1,40 @@
+"""The rule set: one module per rule family, each rule's metadata next to its check.
+
+- `inputs`      DC0xx  files that cannot be read or parsed
+- `roster`      DC1xx  the registry as a roster of agents and cited paths
+- `emission`    DC2xx  what agents emit against what their rows declare
+- `consumption` DC3xx  who consumes each marker; phantom and misdirected matches
+- `read_tags`   DC4xx  the read-tag handshake between spawners and agents
+"""
+
+from __future__ import annotations
+
+from drift_check.rules import consumption, emission, inputs, read_tags, roster
+from drift_check.rules.base import Finding, Hit, Rule, rule
+
+ALL_RULES: tuple[Rule, ...] = (
+    *inputs.RULES,
+    *roster.RULES,
+    *emission.RULES,
+    *consumption.RULES,
+    *read_tags.RULES,
+)
+BY_CODE: dict[str, Rule] = {r.code: r for r in ALL_RULES}
+
+
+def lookup(code_or_name: str) -> Rule | None:
+    wanted = code_or_name.strip()
+    return BY_CODE.get(wanted.upper()) or next((r for r in ALL_RULES if r.name == wanted), None)
+
+
+def selected(select: tuple[str, ...], ignore: tuple[str, ...]) -> list[Rule]:
+    """Rules whose code starts with a selected prefix and with no ignored prefix."""
+    return [
+        r
+        for r in ALL_RULES
+        if any(r.code.startswith(s.upper()) for s in select)
+        and not any(r.code.startswith(i.upper()) for i in ignore)
+    ]
+
+
+__all__ = ["ALL_RULES", "BY_CODE", "Finding", "Hit", "Rule", "lookup", "rule", "selected"]

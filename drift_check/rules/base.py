@@ -1,0 +1,92 @@
+"""What a rule is: metadata next to its check, and the findings it yields."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from drift_check.facts import Facts, Position
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """What a check yields: where, what is wrong and what to do, and its subject."""
+
+    position: Position
+    message: str
+    agent: str | None = None
+    marker: str | None = None
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Finding:
+    path: str
+    line: int
+    column: int
+    code: str
+    message: str
+    name: str
+    severity: str
+    agent: str | None = None
+    marker: str | None = None
+
+
+Check = Callable[[Facts], Iterator[Hit]]
+
+
+@dataclass(frozen=True)
+class Rule:
+    code: str
+    name: str
+    severity: str
+    summary: str
+    explanation: str
+    failing: str
+    passing: str
+    check: Check
+    blind_spot: bool = False  # beyond GSD's own check-contract-drift
+
+    def findings(self, facts: Facts, severity: str | None = None) -> Iterator[Finding]:
+        for hit in self.check(facts):
+            yield Finding(
+                hit.position.path,
+                hit.position.line,
+                hit.position.column,
+                self.code,
+                hit.message,
+                self.name,
+                severity or self.severity,
+                hit.agent,
+                hit.marker,
+            )
+
+
+def rule(
+    code: str,
+    name: str,
+    severity: str = "error",
+    *,
+    failing: str,
+    passing: str,
+    blind_spot: bool = False,
+) -> Callable[[Check], Rule]:
+    """Declare a rule. The check's docstring is its documentation: the first line is the
+    summary, the rest says why it matters and what to do."""
+
+    def wrap(check: Check) -> Rule:
+        doc = inspect.cleandoc(check.__doc__ or "")
+        summary, _, explanation = doc.partition("\n")
+        return Rule(
+            code=code,
+            name=name,
+            severity=severity,
+            summary=summary.strip(),
+            explanation=explanation.strip(),
+            failing=inspect.cleandoc(failing),
+            passing=inspect.cleandoc(passing),
+            check=check,
+            blind_spot=blind_spot,
+        )
+
+    return wrap

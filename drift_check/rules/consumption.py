@@ -1,0 +1,247 @@
+"""DC3xx: who consumes each marker, and what consumers match that nobody emits."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from drift_check.facts import Facts
+from drift_check.rules.base import Hit, rule
+from drift_check.rules.index import index, is_sentinel
+
+
+@rule(
+    "DC301",
+    "marker-without-consumer",
+    failing="""
+        | gsd-roadmapper | ... | `## ROADMAP BLOCKED` |   (no workflow contains the text)
+    """,
+    passing="""
+        workflows/roadmap.md:  If the agent returns `## ROADMAP BLOCKED`, stop and ask.
+    """,
+)
+def marker_without_consumer(facts: Facts) -> Iterator[Hit]:
+    """A sentinel-match marker is emitted but no workflow, command, hook or other agent
+    contains its exact text.
+
+    The agent reports something nobody acts on: a silent dead end. Add the branch that handles
+    it, mark it `(unconsumed: reason)` if it is display-only, or change the row's Kind.
+    """
+    ix = index(facts)
+    for row, agent in ix.checked_rows(facts):
+        if not is_sentinel(row):
+            continue
+        for m in row.markers:
+            if m.unconsumed or not agent.emits(m.text):
+                continue
+            if ix.consumers_of(facts, m.text, agent.name):
+                continue
+            if ix.case_only_consumer(facts, m.text, agent.name) is None:
+                yield Hit(
+                    m.position,
+                    f"`{m.text}` from `{row.agent}` is consumed by no file; add the branch that"
+                    " matches it, or annotate it `(unconsumed: reason)`",
+                    agent=row.agent,
+                    marker=m.text,
+                )
+
+
+@rule(
+    "DC302",
+    "consumer-matches-case-only",
+    failing="""
+        registry:  | gsd-verifier | ... | `## VERIFICATION COMPLETE` |
+        workflows/verify.md:  wait for `## Verification Complete`
+    """,
+    passing="""
+        workflows/verify.md:  wait for `## VERIFICATION COMPLETE`
+    """,
+)
+def consumer_matches_case_only(facts: Facts) -> Iterator[Hit]:
+    """A marker's only consumers spell it with a different case.
+
+    Matching is exact-case, so the branch never fires. Fix the consumer's spelling, or change
+    the marker and its registry entry to match.
+    """
+    ix = index(facts)
+    for row, agent in ix.checked_rows(facts):
+        if not is_sentinel(row):
+            continue
+        for m in row.markers:
+            if m.unconsumed or not agent.emits(m.text):
+                continue
+            if ix.consumers_of(facts, m.text, agent.name):
+                continue
+            where = ix.case_only_consumer(facts, m.text, agent.name)
+            if where is not None:
+                yield Hit(
+                    m.position,
+                    f"`{m.text}` from `{row.agent}` is matched only case-insensitively (at"
+                    f" {where}); use the exact case in the consumer or the marker",
+                    agent=row.agent,
+                    marker=m.text,
+                )
+
+
+@rule(
+    "DC303",
+    "consumed-by-cites-no-consumer",
+    failing="""
+        | gsd-planner | ... | `## PLANNING COMPLETE` | `workflows/quick.md` |
+        only workflows/plan.md contains `## PLANNING COMPLETE`
+    """,
+    passing="""
+        | gsd-planner | ... | `## PLANNING COMPLETE` | `workflows/plan.md` |
+    """,
+)
+def consumed_by_cites_no_consumer(facts: Facts) -> Iterator[Hit]:
+    """A marker is consumed, but by none of the files the row's `Consumed by` cites.
+
+    The cell is documentation people and the read-gate rule navigate by; it points at the
+    wrong files. Cite the files that really match the marker.
+    """
+    ix = index(facts)
+    for row, agent in ix.checked_rows(facts):
+        cited = {c.path for c in row.consumed_by}
+        if not is_sentinel(row) or not cited:
+            continue
+        for m in row.markers:
+            if m.unconsumed or not agent.emits(m.text):
+                continue
+            found = ix.consumers_of(facts, m.text, agent.name)
+            if found and not cited.intersection(c.path for c, _ in found):
+                real = ", ".join(f"`{c.path}`" for c, _ in found[:3])
+                yield Hit(
+                    m.position,
+                    f"`{m.text}` is consumed by {real}, none of which `Consumed by` cites;"
+                    " cite the files that match it",
+                    agent=row.agent,
+                    marker=m.text,
+                )
+
+
+@rule(
+    "DC304",
+    "consumed-by-entry-unused",
+    blind_spot=True,
+    failing="""
+        | gsd-planner | ... | `## PLANNING COMPLETE` | `workflows/plan.md`, `workflows/ship.md` |
+        workflows/ship.md never mentions `## PLANNING COMPLETE`
+    """,
+    passing="""
+        | gsd-planner | ... | `## PLANNING COMPLETE` | `workflows/plan.md` |
+    """,
+)
+def consumed_by_entry_unused(facts: Facts) -> Iterator[Hit]:
+    """A file cited in `Consumed by` consumes none of the row's markers.
+
+    Each cited file is checked on its own: one real consumer does not make the others true.
+    Remove the entry, or add the match it is cited for.
+    """
+    ix = index(facts)
+    for row, agent in ix.checked_rows(facts):
+        if not is_sentinel(row):
+            continue
+        markers = [m.text for m in row.markers if agent.emits(m.text)]
+        if not markers:
+            continue
+        for cited in row.consumed_by:
+            consumer = facts.consumers.get(cited.path)
+            if consumer is None or cited.path == agent.path:
+                continue
+            if not any(consumer.find(m) is not None for m in markers):
+                yield Hit(
+                    cited.position,
+                    f"`{cited.path}` is cited as a consumer of `{row.agent}` but contains none"
+                    f" of its markers ({', '.join(f'`{m}`' for m in markers)}); drop the entry"
+                    " or add the match",
+                    agent=row.agent,
+                )
+
+
+@rule(
+    "DC305",
+    "quoted-marker-undeclared",
+    failing="""
+        workflows/execute.md:  on `## PHASE COMPLETE`, continue   (no row declares it)
+    """,
+    passing="""
+        | gsd-executor | ... | `## PHASE COMPLETE` |
+    """,
+)
+def quoted_marker_undeclared(facts: Facts) -> Iterator[Hit]:
+    """A workflow or command quotes a marker-shaped `## TOKEN` that no agent declares.
+
+    It dispatches on a return nothing is contracted to produce: a phantom branch. Declare the
+    producing agent's marker in the registry, or remove the branch.
+    """
+    ix = index(facts)
+    ignored = set(facts.settings.get("non-agent-tokens", []))
+    seen: set[tuple[str, str]] = set()
+    for q in facts.quoted_markers:
+        if not q.dispatch_surface or q.text in ix.declared or q.text in ignored:
+            continue
+        if not ix.marker_shaped(q.text) or (q.position.path, q.text) in seen:
+            continue
+        seen.add((q.position.path, q.text))
+        yield Hit(
+            q.position,
+            f"`## {q.text}` is matched here but no registry row declares it; declare the agent"
+            " that returns it, or remove the branch",
+            marker=q.text,
+        )
+
+
+@rule(
+    "DC306",
+    "dispatch-on-foreign-marker",
+    blind_spot=True,
+    failing="""
+        workflows/plan.md:
+            Task(subagent_type="gsd-planner", ...)
+            On `## CHECKPOINT REACHED`: ask the user.   (gsd-planner never emits it)
+    """,
+    passing="""
+        agents/gsd-planner.md shows `## CHECKPOINT REACHED` in its return template
+    """,
+)
+def dispatch_on_foreign_marker(facts: Facts) -> Iterator[Hit]:
+    """A workflow matches a marker on the return of an agent that never emits it.
+
+    The section dispatches to exactly one agent (`subagent_type=...`) and quotes a declared
+    marker that agent neither emits nor declares, so the branch can never fire. Match a marker
+    the agent returns, or teach the agent to return it.
+    """
+    ix = index(facts)
+    seen: set[tuple[str, int, str]] = set()
+    for q in facts.quoted_markers:
+        name = q.dispatched_agent
+        if name is None or not q.dispatch_surface or q.text not in ix.declared:
+            continue
+        agent = facts.agents.get(name)
+        row = ix.row_of.get(name)
+        if agent is None or agent.emits(q.text):
+            continue
+        if row is not None and q.text in row.all_marker_texts:
+            continue  # DC201 already says the agent does not emit its own marker
+        key = (q.position.path, q.position.line, q.text)
+        if key in seen:
+            continue
+        seen.add(key)
+        owners = ", ".join(f"`{o}`" for o in sorted(ix.declared[q.text]))
+        yield Hit(
+            q.position,
+            f"this section dispatches to `{name}` and matches `## {q.text}`, which only"
+            f" {owners} emits; `{name}` never returns it",
+            agent=name,
+            marker=q.text,
+        )
+
+
+RULES = (
+    marker_without_consumer,
+    consumer_matches_case_only,
+    consumed_by_cites_no_consumer,
+    consumed_by_entry_unused,
+    quoted_marker_undeclared,
+    dispatch_on_foreign_marker,
+)

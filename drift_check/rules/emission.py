@@ -1,0 +1,265 @@
+"""DC2xx: what agents emit (fenced headings) against what their rows declare."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from drift_check.facts import Agent, Emission, Facts
+from drift_check.rules.base import Hit, rule
+from drift_check.rules.index import NON_SENTINEL, index
+
+
+def _where(e: Emission) -> str:
+    return "" if e.via is None else f" (in {e.position.path}, included as `@{e.via}`)"
+
+
+def _first_emissions(agent: Agent) -> dict[str, Emission]:
+    out: dict[str, Emission] = {}
+    for e in agent.emissions:
+        out.setdefault(e.text, e)
+    return out
+
+
+@rule(
+    "DC201",
+    "declared-marker-not-emitted",
+    failing="""
+        registry:  | gsd-planner | ... | `## PLANNING COMPLETE` |
+        agents/gsd-planner.md has no fenced `## PLANNING COMPLETE` heading
+    """,
+    passing="""
+        agents/gsd-planner.md:
+            ```markdown
+            ## PLANNING COMPLETE
+            ```
+    """,
+)
+def declared_marker_not_emitted(facts: Facts) -> Iterator[Hit]:
+    """A marker the registry declares for an agent appears in no fenced block of the agent
+    file or of a reference document it includes.
+
+    Callers wait for a marker the agent was never shown how to return. Emit it as a heading
+    inside the agent's return template, or remove it from the row.
+    """
+    for row, agent in index(facts).checked_rows(facts):
+        for m in row.markers:
+            if not agent.emits(m.text):
+                yield Hit(
+                    m.position,
+                    f"`{m.text}` is declared for `{row.agent}` but {agent.path} never emits it"
+                    " in a fenced block; add it to the agent's return template or remove it"
+                    " from the row",
+                    agent=row.agent,
+                    marker=m.text,
+                )
+
+
+@rule(
+    "DC202",
+    "emitted-marker-not-declared",
+    failing="""
+        agents/gsd-planner.md:
+            ```markdown
+            ## PHASE SPLIT RECOMMENDED
+            ```
+        registry:  | gsd-planner | ... | `## PLANNING COMPLETE` |
+    """,
+    passing="""
+        registry:  | gsd-planner | ... | `## PLANNING COMPLETE`, `## PHASE SPLIT RECOMMENDED` |
+    """,
+)
+def emitted_marker_not_declared(facts: Facts) -> Iterator[Hit]:
+    """An agent emits a marker-shaped fenced heading that its row does not declare.
+
+    A heading counts as a marker when it is ALL-CAPS marker-shaped, or, whatever its case or
+    script, when a workflow or command quotes it as `## ...` where it matches this agent's
+    return (in a section that dispatches to the agent, or next to one of its markers). Undeclared markers are invisible to the
+    consumer checks, so nothing notices when a caller stops matching them. Add it to the row.
+    """
+    ix = index(facts)
+    ignored = set(facts.settings.get("non-agent-tokens", []))
+    ignored.update(ix.declared)
+    case_variants = {t.lower() for t in ix.declared}  # DC204 reports those
+    for row, agent in ix.checked_rows(facts):
+        if row.kind in NON_SENTINEL:
+            continue
+        matched = _matched_on(facts, agent.name, set(row.all_marker_texts))
+        for text, e in _first_emissions(agent).items():
+            if text in ignored or text.lower() in case_variants:
+                continue
+            if ix.marker_shaped(text) or text in matched:
+                yield Hit(
+                    e.position,
+                    f"`{agent.name}` emits `## {text}`{_where(e)} but its registry row"
+                    f" (line {row.position.line}) does not declare it; add it to the row",
+                    agent=agent.name,
+                    marker=text,
+                )
+
+
+def _matched_on(facts: Facts, agent: str, own: set[str]) -> set[str]:
+    """Tokens a workflow or command matches on `agent`'s return: quoted in a section that
+    dispatches to it, or in the same paragraph or list as one of its declared markers."""
+    blocks: dict[tuple[str, int], list[str]] = {}
+    out: set[str] = set()
+    for q in facts.quoted_markers:
+        if not q.dispatch_surface:
+            continue
+        if q.dispatched_agent == agent:
+            out.add(q.text)
+        blocks.setdefault((q.position.path, q.block_line), []).append(q.text)
+    for texts in blocks.values():
+        if own.intersection(texts):
+            out.update(texts)
+    return out
+
+
+@rule(
+    "DC203",
+    "vestigial-marker",
+    failing="""
+        | gsd-codebase-mapper | ... | No marker (writes docs) | ... | artifact+query |
+        agents/gsd-codebase-mapper.md still shows `## MAPPING COMPLETE` in a fence
+    """,
+    passing="""
+        agents/gsd-codebase-mapper.md has no marker heading in its return template
+    """,
+)
+def vestigial_marker(facts: Facts) -> Iterator[Hit]:
+    """An artifact+query or structured-return agent still emits a declared marker.
+
+    Its Kind says callers read an artifact or parse the return, not match a marker; a marker
+    left in the template invites a caller to match it. Remove the heading, or declare it
+    `(unconsumed: reason)` if it is kept on purpose.
+    """
+    ix = index(facts)
+    for row, agent in ix.checked_rows(facts):
+        if row.kind not in NON_SENTINEL:
+            continue
+        kept = {m.text for m in row.markers if m.unconsumed}
+        for text, e in _first_emissions(agent).items():
+            if text in ix.declared and text not in kept:
+                yield Hit(
+                    e.position,
+                    f"`{agent.name}` is {row.kind} but still emits `## {text}`{_where(e)};"
+                    " remove the heading or declare it `(unconsumed: reason)`",
+                    agent=agent.name,
+                    marker=text,
+                )
+
+
+@rule(
+    "DC204",
+    "emitted-marker-case-mismatch",
+    blind_spot=True,
+    failing="""
+        registry:  | gsd-verifier | ... | `## VERIFICATION COMPLETE` |
+        agents/gsd-verifier.md emits `## Verification Complete`
+    """,
+    passing="""
+        agents/gsd-verifier.md emits `## VERIFICATION COMPLETE`
+    """,
+)
+def emitted_marker_case_mismatch(facts: Facts) -> Iterator[Hit]:
+    """An agent emits a heading that differs only by case from a declared marker.
+
+    Callers match exact case, so the agent's real return never matches. Use the declared
+    spelling in the template, or change the registry and every consumer together.
+    """
+    ix = index(facts)
+    by_lower: dict[str, list[str]] = {}
+    for text in ix.declared:
+        by_lower.setdefault(text.lower(), []).append(text)
+    for agent in sorted(facts.agents.values(), key=lambda a: a.name):
+        for text, e in _first_emissions(agent).items():
+            if text in ix.declared:
+                continue
+            for declared in sorted(by_lower.get(text.lower(), ())):
+                yield Hit(
+                    e.position,
+                    f"`{agent.name}` emits `## {text}`{_where(e)}, which differs only by case"
+                    f" from the declared `{declared}`; consumers match exact case, so use one"
+                    " spelling everywhere",
+                    agent=agent.name,
+                    marker=text,
+                )
+
+
+@rule(
+    "DC205",
+    "emits-another-rows-marker",
+    blind_spot=True,
+    failing="""
+        registry:  | gsd-executor | ... | `## PLAN COMPLETE` |
+                   | gsd-planner  | ... | `## PLANNING COMPLETE` |
+        agents/gsd-executor.md emits `## PLANNING COMPLETE` in a fence
+    """,
+    passing="""
+        registry:  | gsd-executor | ... | `## PLAN COMPLETE`, `## PLANNING COMPLETE` |
+    """,
+)
+def emits_another_rows_marker(facts: Facts) -> Iterator[Hit]:
+    """An agent emits a marker that another row declares but its own row does not.
+
+    Callers that dispatch on that marker believe only the other agent returns it. Add the
+    marker to this agent's row too (it is then a co-producer), or remove the heading.
+    """
+    ix = index(facts)
+    for row, agent in ix.checked_rows(facts):
+        if row.kind in NON_SENTINEL:
+            continue  # DC203 reports every declared marker such an agent emits
+        own = set(row.all_marker_texts)
+        for text, e in _first_emissions(agent).items():
+            owners = ix.declared.get(text)
+            if owners and text not in own:
+                yield Hit(
+                    e.position,
+                    f"`{agent.name}` emits `## {text}`{_where(e)}, which the registry declares"
+                    f" only for {', '.join(f'`{o}`' for o in sorted(owners))}; add it to this"
+                    " agent's row or remove the heading",
+                    agent=agent.name,
+                    marker=text,
+                )
+
+
+@rule(
+    "DC206",
+    "kind-contradicts-tools",
+    blind_spot=True,
+    failing="""
+        | gsd-integration-checker | ... | No marker | ... | artifact+query |
+        agents/gsd-integration-checker.md:  tools: Read, Bash, Grep
+    """,
+    passing="""
+        | gsd-integration-checker | ... | No marker | ... | structured-return |
+    """,
+)
+def kind_contradicts_tools(facts: Facts) -> Iterator[Hit]:
+    """An artifact+query agent has no tool that writes files.
+
+    Its callers read an artifact the agent cannot write, so they find nothing or a stale file.
+    Grant Write (or Edit), or change the Kind to structured-return.
+    """
+    write_tools = set(facts.settings.get("write-tools", ["Write", "Edit"]))
+    for row, agent in index(facts).checked_rows(facts):
+        if row.kind != "artifact+query" or agent.tools is None or row.kind_position is None:
+            continue
+        if not write_tools.intersection(agent.tools):
+            line = agent.frontmatter_lines.get("tools", 1)
+            yield Hit(
+                row.kind_position,
+                f"`{row.agent}` is artifact+query but its tools ({agent.path}:{line}:"
+                f" {', '.join(agent.tools) or 'none'}) cannot write a file; grant"
+                f" {' or '.join(sorted(write_tools)[:2])}, or make the Kind structured-return",
+                agent=row.agent,
+            )
+
+
+RULES = (
+    declared_marker_not_emitted,
+    emitted_marker_not_declared,
+    vestigial_marker,
+    emitted_marker_case_mismatch,
+    emits_another_rows_marker,
+    kind_contradicts_tools,
+)

@@ -1,0 +1,163 @@
+"""DC0xx: input the scanners could not read or parse. The rest of the tree is still checked."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from drift_check.facts import Facts
+from drift_check.rules.base import Hit, rule
+
+
+def _problems(facts: Facts, kind: str) -> Iterator[Hit]:
+    for p in facts.problems:
+        if p.kind == kind:
+            yield Hit(p.position, p.message)
+
+
+@rule(
+    "DC001",
+    "unreadable-file",
+    failing="""
+        agents/logo.md      (binary bytes, or Latin-1 text, or a symlink to /etc/passwd)
+    """,
+    passing="""
+        agents/logo.md      (UTF-8 text inside the repository)
+    """,
+)
+def unreadable_file(facts: Facts) -> Iterator[Hit]:
+    """A file drift-check should read is binary, not UTF-8, too large, unreadable, or a symlink
+    that leaves the repository.
+
+    Its contracts cannot be checked, so any drift in it goes unseen. drift-check reads UTF-8
+    (with or without a BOM) and never follows a link out of the root. Convert the file to
+    UTF-8, or move it out of the scanned folders.
+    """
+    yield from _problems(facts, "unreadable")
+
+
+@rule(
+    "DC002",
+    "registry-not-found",
+    failing="""
+        gsd-core/references/agent-contracts.md   (no `## Agent Registry` heading)
+    """,
+    passing="""
+        ## Agent Registry
+
+        | Agent | Role | Completion Markers |
+        |-------|------|--------------------|
+        | gsd-planner | Planning | `## PLANNING COMPLETE` |
+    """,
+)
+def registry_not_found(facts: Facts) -> Iterator[Hit]:
+    """The contracts registry file, its heading, or the table under it is missing.
+
+    Without the registry nothing says which agent emits which marker, so every contract rule
+    is blind. Create the table under the configured heading, or point `registry` and
+    `registry-heading` at the real one.
+    """
+    yield from _problems(facts, "registry-missing")
+
+
+@rule(
+    "DC003",
+    "registry-row-malformed",
+    failing="""
+        | Agent | Role | Completion Markers |
+        |-------|------|--------------------|
+        | gsd-planner | Planning | `## PLANNING COMPLETE` | extra |
+    """,
+    passing="""
+        | Agent | Role | Completion Markers |
+        |-------|------|--------------------|
+        | gsd-planner | Planning | `## PLANNING COMPLETE` |
+    """,
+)
+def registry_row_malformed(facts: Facts) -> Iterator[Hit]:
+    """A registry row has the wrong number of cells, an empty Agent cell, or the header lacks
+    the Agent or Completion Markers column.
+
+    A malformed row is skipped, so its agent looks undocumented and its markers undeclared.
+    Usually an unescaped `|` outside backticks split a cell: wrap it in backticks or escape
+    it as `\\|`.
+    """
+    yield from _problems(facts, "registry-row")
+
+
+@rule(
+    "DC004",
+    "invalid-frontmatter",
+    failing="""
+        ---
+        name: gsd-planner
+        description: Plans phases: reads the roadmap
+        ---
+    """,
+    passing="""
+        ---
+        name: gsd-planner
+        description: "Plans phases: reads the roadmap"
+        ---
+    """,
+)
+def invalid_frontmatter(facts: Facts) -> Iterator[Hit]:
+    """An agent's frontmatter is not valid YAML under a strict parser, or not a mapping.
+
+    Claude Code and other loaders parse frontmatter strictly; an unquoted `: ` inside a value
+    or a duplicate key breaks the agent at load time. The finding points at the exact line and
+    column of the YAML error. Quote the value or remove the duplicate.
+    """
+    yield from _problems(facts, "frontmatter")
+
+
+@rule(
+    "DC005",
+    "unterminated-fence",
+    failing="""
+        ```markdown
+        ## PLANNING COMPLETE
+        (file ends without a closing fence)
+    """,
+    passing="""
+        ```markdown
+        ## PLANNING COMPLETE
+        ```
+    """,
+)
+def unterminated_fence(facts: Facts) -> Iterator[Hit]:
+    """A code fence in an agent file is opened and never closed.
+
+    Everything after the opener counts as fenced, so prose headings look like emitted
+    markers and real return templates cannot be told apart. Close the fence with a run of
+    the same character at least as long as the opener.
+    """
+    yield from _problems(facts, "fence")
+
+
+@rule(
+    "DC006",
+    "unresolved-include",
+    failing="""
+        @~/.claude/gsd-core/references/planner-guidance.md   (no such file in the repository)
+    """,
+    passing="""
+        @~/.claude/gsd-core/references/planner-guidance.md   (gsd-core/references/planner-guidance.md exists)
+    """,
+)
+def unresolved_include(facts: Facts) -> Iterator[Hit]:
+    """An agent `@`-includes a reference document that does not exist in the repository.
+
+    The include is injected at run time; a missing file means the agent runs without the
+    instructions (and return templates) it relies on. Fix the path, or remove the include.
+    """
+    yield from _problems(facts, "include")
+
+
+RULES = (
+    unreadable_file,
+    registry_not_found,
+    registry_row_malformed,
+    invalid_frontmatter,
+    unterminated_fence,
+    unresolved_include,
+)

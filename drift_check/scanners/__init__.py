@@ -1,0 +1,67 @@
+"""Scanners: read the repository once and build the immutable `Facts`."""
+
+from __future__ import annotations
+
+from drift_check.config import Config
+from drift_check.facts import Agent, Facts, InputProblem, Position
+from drift_check.scanners.agents import scan_agent
+from drift_check.scanners.consumers import scan_consumers, settings_globs
+from drift_check.scanners.files import DEFAULT_MAX_BYTES, Repo, matches
+from drift_check.scanners.registry import parse_registry
+
+
+def build_facts(config: Config) -> Facts:
+    settings = config.settings
+    repo = Repo(config.root, settings.get("max-file-bytes", DEFAULT_MAX_BYTES))
+    problems: list[InputProblem] = []
+    registry_path = next((p for p in settings["registry"] if repo.exists(p)), None)
+    registry = None
+    core = ""
+    if registry_path is None:
+        problems.append(
+            InputProblem(
+                Position(settings["registry"][0], 1, 1),
+                "registry-missing",
+                "contracts registry file not found (looked for "
+                + ", ".join(settings["registry"])
+                + "); create it or set `registry` in the config",
+            )
+        )
+    else:
+        core = registry_path.split("/", 1)[0] if "/" in registry_path else ""
+        source = repo.read(registry_path)
+        if source is not None:
+            registry, registry_problems = parse_registry(source, settings["registry-heading"])
+            problems.extend(registry_problems)
+
+    def globs(key: str) -> list[str]:
+        return settings_globs(settings, key, core)
+
+    agent_paths = [p for p in repo.glob(globs("agents")) if not matches(p, globs("agents-exclude"))]
+    agents: dict[str, Agent] = {}
+    for path in agent_paths:
+        agent = scan_agent(path, repo, {**settings, "include-follow": globs("include-follow")}, problems)
+        if agent is not None:
+            agents[agent.name] = agent
+
+    markdown = set(repo.glob(globs("consumers")))
+    if registry is not None:
+        for row in registry.rows:
+            markdown.update(c.path for c in row.consumed_by if repo.exists(c.path))
+    python = [p for p in repo.glob(globs("python-consumers")) if p.endswith(".py")]
+    dispatch = set(repo.glob(globs("dispatch-surfaces")))
+    consumers, quoted = scan_consumers(
+        repo, sorted(markdown), python, dispatch, set(agents), problems
+    )
+    problems.extend(repo.problems)
+    return Facts(
+        root=config.root,
+        preset=config.preset,
+        registry=registry,
+        agents=agents,
+        consumers=consumers,
+        quoted_markers=tuple(quoted),
+        problems=tuple(problems),
+        settings={**settings, "core": core, "registry-path": registry_path},
+        existing_paths=frozenset(repo.files()),
+    )

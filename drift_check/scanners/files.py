@@ -1,0 +1,161 @@
+"""Reading the repository: one walk, each file read at most once, never outside the root."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable
+from functools import lru_cache
+
+from drift_check.facts import InputProblem, Position, Source
+
+SKIPPED_DIRS = frozenset(
+    {".git", ".hg", ".svn", "node_modules", ".venv", "venv", "__pycache__", ".tox", ".mypy_cache"}
+)
+DEFAULT_MAX_BYTES = 10 * 1024 * 1024
+
+
+@lru_cache(maxsize=256)
+def glob_pattern(glob: str) -> re.Pattern[str]:
+    """Translate a repository glob (`**` crosses directories, `*` does not) to a regex."""
+    out = []
+    i = 0
+    while i < len(glob):
+        c = glob[i]
+        if glob.startswith("**/", i):
+            out.append("(?:[^/]*/)*")
+            i += 3
+            continue
+        if glob.startswith("**", i):
+            out.append(".*")
+            i += 2
+            continue
+        if c == "*":
+            out.append("[^/]*")
+        elif c == "?":
+            out.append("[^/]")
+        else:
+            out.append(re.escape(c))
+        i += 1
+    return re.compile("".join(out) + r"\Z")
+
+
+def matches(path: str, globs: Iterable[str]) -> bool:
+    return any(glob_pattern(g).match(path) for g in globs)
+
+
+class Repo:
+    """The repository root: lists files once and reads each at most once.
+
+    Reading returns a `Source` or records an `InputProblem` (binary, undecodable, too
+    large, unreadable, or a symlink that leaves the root) and returns None.
+    """
+
+    def __init__(self, root: str, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
+        self.root = os.path.realpath(root)
+        self.max_bytes = max_bytes
+        self.problems: list[InputProblem] = []
+        self._sources: dict[str, Source | None] = {}
+        self._files: list[str] | None = None
+        self._file_set: frozenset[str] | None = None
+
+    def files(self) -> list[str]:
+        """Every regular file (or in-root symlink to one) as a sorted repository path."""
+        if self._files is None:
+            found: list[str] = []
+            self._walk(self.root, "", found)
+            found.sort()
+            self._files = found
+            self._file_set = frozenset(found)
+        return self._files
+
+    def _walk(self, absdir: str, reldir: str, found: list[str]) -> None:
+        try:
+            entries = list(os.scandir(absdir))
+        except OSError as exc:
+            self._problem(reldir or ".", f"cannot list directory: {exc.strerror}")
+            return
+        for entry in entries:
+            rel = f"{reldir}{entry.name}"
+            try:
+                if entry.is_symlink():
+                    if not self._inside(os.path.realpath(entry.path)):
+                        self._problem(rel, "symlink points outside the repository; not read")
+                        continue
+                    if entry.is_dir():
+                        continue  # in-root directory links would be walked twice or loop
+                if entry.is_dir(follow_symlinks=False):
+                    if entry.name not in SKIPPED_DIRS:
+                        self._walk(entry.path, rel + "/", found)
+                elif entry.is_file():
+                    found.append(rel)
+            except OSError as exc:
+                self._problem(rel, f"cannot stat: {exc.strerror}")
+
+    def exists(self, path: str) -> bool:
+        self.files()
+        assert self._file_set is not None
+        return path in self._file_set
+
+    def glob(self, globs: Iterable[str]) -> list[str]:
+        pats = [glob_pattern(g) for g in globs]
+        return [f for f in self.files() if any(p.match(f) for p in pats)]
+
+    def resolve(self, path: str) -> str | None:
+        """Normalise a repository-relative path; None if it leaves the root."""
+        norm = os.path.normpath(path).replace(os.sep, "/")
+        if norm.startswith("../") or norm == ".." or os.path.isabs(norm):
+            return None
+        return norm
+
+    def read(self, path: str) -> Source | None:
+        if path in self._sources:
+            return self._sources[path]
+        src = self._read(path)
+        self._sources[path] = src
+        return src
+
+    def _inside(self, real: str) -> bool:
+        return real == self.root or real.startswith(self.root + os.sep)
+
+    def _read(self, path: str) -> Source | None:
+        abspath = os.path.join(self.root, path)
+        if os.path.islink(abspath) and not self._inside(os.path.realpath(abspath)):
+            self._problem(path, "symlink points outside the repository; not read")
+            return None
+        try:
+            with open(abspath, "rb") as fh:
+                data = fh.read(self.max_bytes + 1)
+        except OSError as exc:
+            self._problem(path, f"cannot read file: {exc.strerror or exc}")
+            return None
+        if len(data) > self.max_bytes:
+            self._problem(path, f"file is larger than {self.max_bytes} bytes; skipped")
+            return None
+        if data.startswith(b"\xef\xbb\xbf"):
+            data = data[3:]
+        elif data.startswith((b"\xff\xfe", b"\xfe\xff")):
+            self._problem(path, "file is UTF-16; drift-check reads UTF-8 only; skipped")
+            return None
+        if b"\0" in data:
+            self._problem(path, "file contains NUL bytes (binary?); skipped")
+            return None
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = data.count(b"\n", 0, exc.start) + 1
+            col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+            self.problems.append(
+                InputProblem(
+                    Position(path, line, col),
+                    "unreadable",
+                    f"file is not valid UTF-8 (byte 0x{data[exc.start]:02x}); skipped",
+                )
+            )
+            return None
+        if "\r" in text:
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
+        return Source(path, text)
+
+    def _problem(self, path: str, message: str) -> None:
+        self.problems.append(InputProblem(Position(path, 1, 1), "unreadable", message))
