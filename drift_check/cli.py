@@ -69,7 +69,9 @@ def check(
     report = run(config, _codes(select), _codes(ignore))
     if not quiet:
         click.echo(banner(report), err=True)
-    color = output is None and fmt == "text" and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    color = (
+        output is None and fmt == "text" and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    )
     text = render(report, fmt, color=color, cwd=os.getcwd())
     if output is not None:
         with open(output, "w", encoding="utf-8") as fh:

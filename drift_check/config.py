@@ -5,11 +5,23 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from drift_check.yaml_loader import YamlError, safe_load
+
+
+def load_yaml_document(text: str) -> Any:
+    """YAML, read with the JSON parser when the document is in YAML's JSON-compatible
+    subset (the shipped packs are), so that no YAML library is imported for them."""
+    if text.lstrip().startswith("{"):
+        import json
+
+        try:
+            return json.loads(text)
+        except ValueError:
+            pass  # flow-style YAML that is not JSON
+    return safe_load(text)
+
 
 PACK_ORDER = ("gsd", "contracts")  # detection order: the more specific layout first
 
@@ -34,14 +46,14 @@ SETTING_TYPES: dict[str, str] = {
 }
 CONFIG_KEYS = {"preset", "select", "ignore", "severity", *SETTING_TYPES}
 SEVERITIES = ("error", "warning", "info")
+PACK_KEYS = {"name", "extends", "summary", "notes", "detect", "settings", "rules"}
 
 
 class ConfigError(Exception):
     """A configuration problem: reported as one line, exit code 2."""
 
 
-@dataclass(frozen=True)
-class Pack:
+class Pack(NamedTuple):
     name: str
     summary: str
     detect: tuple[str, ...]
@@ -50,8 +62,7 @@ class Pack:
     source: str
 
 
-@dataclass(frozen=True)
-class Config:
+class Config(NamedTuple):
     root: str
     preset: str
     reason: str  # why this preset: a config file, or what detection found
@@ -59,29 +70,34 @@ class Config:
     settings: dict[str, Any]
     select: tuple[str, ...]
     ignore: tuple[str, ...] = ()
-    severities: dict[str, str] = field(default_factory=dict)
+    severities: dict[str, str] = {}  # noqa: RUF012 (a NamedTuple default, never mutated)
 
 
-def packs_dir() -> Path:
+def packs_dir() -> str:
     """Packs ship in the wheel as `drift_check/packs`; a source checkout has `rules/`."""
-    here = Path(__file__).resolve().parent
-    shipped = here / "packs"
-    return shipped if shipped.is_dir() else here.parent / "rules"
+    here = os.path.dirname(os.path.abspath(__file__))
+    shipped = os.path.join(here, "packs")
+    return shipped if os.path.isdir(shipped) else os.path.join(os.path.dirname(here), "rules")
+
+
+def known_presets() -> list[str]:
+    return sorted(n[: -len(".yaml")] for n in os.listdir(packs_dir()) if n.endswith(".yaml"))
 
 
 def load_pack(name_or_path: str, root: str, _seen: tuple[str, ...] = ()) -> Pack:
     if name_or_path.endswith((".yaml", ".yml")):
-        path = Path(root, name_or_path).resolve()
-        if not str(path).startswith(os.path.realpath(root) + os.sep):
+        path = os.path.realpath(os.path.join(root, name_or_path))
+        if not path.startswith(os.path.realpath(root) + os.sep):
             raise ConfigError(f"{name_or_path}: a rule pack must be inside the repository")
     else:
-        path = packs_dir() / f"{name_or_path}.yaml"
+        path = os.path.join(packs_dir(), f"{name_or_path}.yaml")
     if name_or_path in _seen:
         raise ConfigError(f"{path}: rule pack extends itself ({' -> '.join(_seen)})")
     try:
-        data = safe_load(path.read_text(encoding="utf-8"))
+        with open(path, encoding="utf-8") as fh:
+            data = load_yaml_document(fh.read())
     except FileNotFoundError:
-        known = ", ".join(sorted(p.stem for p in packs_dir().glob("*.yaml")))
+        known = ", ".join(known_presets())
         raise ConfigError(f"unknown preset {name_or_path!r}; known presets: {known}") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read rule pack: {exc}") from None
@@ -89,6 +105,9 @@ def load_pack(name_or_path: str, root: str, _seen: tuple[str, ...] = ()) -> Pack
         raise ConfigError(f"{path}:{exc.line}:{exc.column}: {exc.message}") from None
     if not isinstance(data, dict) or "name" not in data:
         raise ConfigError(f"{path}: a rule pack is a mapping with at least `name`")
+    unknown = sorted(set(data) - PACK_KEYS)
+    if unknown:
+        raise ConfigError(f"{path}: unknown key `{unknown[0]}` in rule pack")
     settings: dict[str, Any] = {}
     rules: tuple[str, ...] = ()
     if "extends" in data:
@@ -96,7 +115,7 @@ def load_pack(name_or_path: str, root: str, _seen: tuple[str, ...] = ()) -> Pack
         settings.update(parent.settings)
         rules = parent.rules
     own = data.get("settings") or {}
-    _check_settings(own, str(path), "settings.")
+    _check_settings(own, path, "settings.")
     settings.update(own)
     if "rules" in data:
         rules = tuple(str(r) for r in data["rules"])
@@ -106,7 +125,7 @@ def load_pack(name_or_path: str, root: str, _seen: tuple[str, ...] = ()) -> Pack
         detect=tuple(data.get("detect") or ()),
         settings=settings,
         rules=rules,
-        source=str(path),
+        source=path,
     )
 
 
@@ -118,7 +137,7 @@ def _check_settings(values: dict[str, Any], where: str, prefix: str = "") -> Non
         ok = {
             "str": isinstance(value, str),
             "int": isinstance(value, int) and not isinstance(value, bool),
-            "list": isinstance(value, list) and all(isinstance(v, str) for v in value)
+            "list": (isinstance(value, list) and all(isinstance(v, str) for v in value))
             or (key == "registry" and isinstance(value, str)),
         }[kind]
         if not ok:

@@ -6,13 +6,11 @@ Every fact that a finding can point at carries a `Position` (1-based line and co
 
 from __future__ import annotations
 
-import bisect
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 
-@dataclass(frozen=True, slots=True, order=True)
-class Position:
+class Position(NamedTuple):
     path: str
     line: int
     column: int
@@ -21,8 +19,7 @@ class Position:
         return f"{self.path}:{self.line}:{self.column}"
 
 
-@dataclass(frozen=True, slots=True)
-class InputProblem:
+class InputProblem(NamedTuple):
     """A file that could not be read or parsed; the rest of the tree is still checked."""
 
     position: Position
@@ -30,8 +27,7 @@ class InputProblem:
     message: str
 
 
-@dataclass(frozen=True, slots=True)
-class DeclaredMarker:
+class DeclaredMarker(NamedTuple):
     """One entry of a registry row's `Completion Markers` cell."""
 
     text: str
@@ -41,16 +37,14 @@ class DeclaredMarker:
     unconsumed_reason: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class CitedPath:
+class CitedPath(NamedTuple):
     """A repository path cited in a row's `Consumed by` cell."""
 
     path: str
     position: Position
 
 
-@dataclass(frozen=True, slots=True)
-class RegistryRow:
+class RegistryRow(NamedTuple):
     agent: str
     position: Position  # the agent cell
     markers: tuple[DeclaredMarker, ...]
@@ -64,8 +58,7 @@ class RegistryRow:
         return tuple(m.text for m in self.markers)
 
 
-@dataclass(frozen=True, slots=True)
-class Registry:
+class Registry(NamedTuple):
     path: str
     heading_position: Position
     columns: tuple[str, ...]
@@ -80,17 +73,7 @@ class Registry:
         return "kind" in self.columns
 
 
-@dataclass(frozen=True, slots=True)
-class FencedHeading:
-    """A heading line inside a fenced block: what an agent emits as a completion marker."""
-
-    text: str
-    level: int
-    position: Position
-
-
-@dataclass(frozen=True, slots=True)
-class Include:
+class Include(NamedTuple):
     """An `@path` include in an agent file; `resolved` is a repository path or None."""
 
     token: str
@@ -98,8 +81,7 @@ class Include:
     resolved: str | None
 
 
-@dataclass(frozen=True, slots=True)
-class Emission:
+class Emission(NamedTuple):
     """A fenced heading attributed to an agent, from its own file or an included document."""
 
     agent: str
@@ -108,8 +90,7 @@ class Emission:
     via: str | None = None  # the agent's include that brought it in, if any
 
 
-@dataclass(frozen=True, slots=True)
-class Agent:
+class Agent(NamedTuple):
     name: str
     path: str
     frontmatter: dict[str, Any] | None
@@ -126,42 +107,28 @@ class Agent:
         return any(needle in t for t in self.texts)
 
 
-@dataclass(frozen=True, slots=True)
-class Source:
-    """The decoded text of one file, with lazy line/column lookup."""
+class Source(NamedTuple):
+    """The decoded text of one file (lines end in `\\n`), with line/column lookup."""
 
     path: str
     text: str
-    _line_starts: list[int] = field(default_factory=list, compare=False, repr=False)
 
     def position(self, offset: int) -> Position:
-        starts = self._line_starts
-        if not starts:
-            starts.append(0)
-            i = 0
-            text = self.text
-            while True:
-                i = text.find("\n", i)
-                if i < 0:
-                    break
-                i += 1
-                starts.append(i)
-        line = bisect.bisect_right(starts, offset) - 1
-        return Position(self.path, line + 1, offset - starts[line] + 1)
+        text = self.text
+        line_start = text.rfind("\n", 0, offset) + 1
+        return Position(self.path, text.count("\n", 0, offset) + 1, offset - line_start + 1)
 
     def find(self, needle: str) -> Position | None:
         i = self.text.find(needle)
         return None if i < 0 else self.position(i)
 
 
-@dataclass(frozen=True, slots=True)
-class StringLiteral:
+class StringLiteral(NamedTuple):
     value: str
     position: Position
 
 
-@dataclass(frozen=True, slots=True)
-class Consumer:
+class Consumer(NamedTuple):
     """A file whose text can consume markers.
 
     Markdown consumers match anywhere in their text; Python consumers only in string
@@ -185,10 +152,11 @@ class Consumer:
                 return lit.position
         return None
 
-    def find_casefold(self, needle: str) -> Position | None:
+    def find_casefold(self, needle: str, lowered: str | None = None) -> Position | None:
+        """Case-insensitive find; `lowered` is this file's text lowered, if already known."""
         low = needle.lower()
         if self.literals is None:
-            i = self.source.text.lower().find(low)
+            i = (lowered if lowered is not None else self.source.text.lower()).find(low)
             return None if i < 0 else self.source.position(i)
         for lit in self.literals:
             if low in lit.value.lower():
@@ -196,8 +164,7 @@ class Consumer:
         return None
 
 
-@dataclass(frozen=True, slots=True)
-class QuotedMarker:
+class QuotedMarker(NamedTuple):
     """A `## TOKEN` quoted in a consumer (in backticks or quotes): a match instruction."""
 
     text: str

@@ -24,7 +24,7 @@ def safe_load(text: str) -> Any:
     if _loader is None:
         from ruamel.yaml import YAML
 
-        _loader = YAML(typ="safe", pure=True)
+        _loader = YAML(typ="safe")  # the C parser (ruamel.yaml.clib) when installed
         _loader.allow_duplicate_keys = False
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from drift_check.engine import Report
-from drift_check.reporters import json_format, text
 
 
 def render(report: Report, fmt: str, color: bool = False, cwd: str | None = None) -> str:
     if fmt == "json":
+        from drift_check.reporters import json_format
+
         return json_format.render(report)
+    from drift_check.reporters import text
+
     return text.render(report, color=color, cwd=cwd)
 
 

@@ -29,7 +29,9 @@ def render(report: Report, color: bool = False, cwd: str | None = None) -> str:
     for f in report.findings:
         where = escape(f"{display_path(root, f.path, cwd)}:{f.line}:{f.column}:")
         style = "code" if f.severity == "error" else f.severity
-        lines.append(f"{_paint(where, 'path', color)} {_paint(f.code, style, color)} {escape(f.message)}")
+        lines.append(
+            f"{_paint(where, 'path', color)} {_paint(f.code, style, color)} {escape(f.message)}"
+        )
     if report.findings:
         lines.append("")
         counts = Counter((f.code, f.name) for f in report.findings)

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from drift_check.facts import Facts, Position
 
 
-@dataclass(frozen=True, slots=True)
-class Hit:
+class Hit(NamedTuple):
     """What a check yields: where, what is wrong and what to do, and its subject."""
 
     position: Position
@@ -19,8 +18,7 @@ class Hit:
     marker: str | None = None
 
 
-@dataclass(frozen=True, slots=True, order=True)
-class Finding:
+class Finding(NamedTuple):
     path: str
     line: int
     column: int
@@ -35,8 +33,7 @@ class Finding:
 Check = Callable[[Facts], Iterator[Hit]]
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(NamedTuple):
     code: str
     name: str
     severity: str

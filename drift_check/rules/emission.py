@@ -73,8 +73,9 @@ def emitted_marker_not_declared(facts: Facts) -> Iterator[Hit]:
 
     A heading counts as a marker when it is ALL-CAPS marker-shaped, or, whatever its case or
     script, when a workflow or command quotes it as `## ...` where it matches this agent's
-    return (in a section that dispatches to the agent, or next to one of its markers). Undeclared markers are invisible to the
-    consumer checks, so nothing notices when a caller stops matching them. Add it to the row.
+    return (in a section that dispatches to the agent, or next to one of its markers).
+    Undeclared markers are invisible to the consumer checks, so nothing notices when a
+    caller stops matching them. Add it to the row.
     """
     ix = index(facts)
     ignored = set(facts.settings.get("non-agent-tokens", []))

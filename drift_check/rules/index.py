@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from drift_check.facts import Agent, Consumer, Facts, Position, RegistryRow
@@ -20,6 +20,8 @@ class Index:
     emitters: dict[str, set[str]]  # fenced heading text -> agents that emit it
     shape: re.Pattern[str]
     max_length: int
+    _consumers: dict[str, list[tuple[Consumer, Position]]] = field(default_factory=dict)
+    _folded: dict[str, bytes] = field(default_factory=dict)
 
     def checked_rows(self, facts: Facts) -> list[tuple[RegistryRow, Agent]]:
         """Rows whose agent file exists, once per agent: the rows the contract rules check."""
@@ -35,34 +37,56 @@ class Index:
     def marker_shaped(self, text: str) -> bool:
         return len(text) <= self.max_length and bool(self.shape.match(text))
 
+    def _excluded(self, facts: Facts, marker: str, producer: str) -> set[str]:
+        """The producer's own file and the files of other agents that emit the marker too
+        (a co-producer is not a consumer)."""
+        names = set(self.emitters.get(marker, ())) | {producer}
+        return {facts.agents[a].path for a in names if a in facts.agents}
+
     def consumers_of(
         self, facts: Facts, marker: str, producer: str
     ) -> list[tuple[Consumer, Position]]:
-        """Files that contain `marker` exactly; never the producer's own file nor the file of
-        another agent that emits it too (a co-producer is not a consumer)."""
-        excluded = {facts.agents[a].path for a in self.emitters.get(marker, ()) if a in facts.agents}
-        if producer in facts.agents:
-            excluded.add(facts.agents[producer].path)
-        out = []
-        for path in sorted(facts.consumers):
-            if path in excluded:
-                continue
-            consumer = facts.consumers[path]
-            pos = consumer.find(marker)
-            if pos is not None:
-                out.append((consumer, pos))
-        return out
+        """Files that contain `marker` exactly, with the first match, sorted by path."""
+        found = self._consumers.get(marker)
+        if found is None:
+            found = []
+            for _, consumer in sorted(facts.consumers.items()):
+                pos = consumer.find(marker)
+                if pos is not None:
+                    found.append((consumer, pos))
+            self._consumers[marker] = found
+        excluded = self._excluded(facts, marker, producer)
+        return [(c, pos) for c, pos in found if c.path not in excluded]
 
     def case_only_consumer(self, facts: Facts, marker: str, producer: str) -> Position | None:
-        excluded = {facts.agents[a].path for a in self.emitters.get(marker, ()) if a in facts.agents}
-        if producer in facts.agents:
-            excluded.add(facts.agents[producer].path)
-        for path in sorted(facts.consumers):
-            if path not in excluded:
-                pos = facts.consumers[path].find_casefold(marker)
-                if pos is not None:
-                    return pos
+        """The first case-insensitive match of `marker` outside the excluded files."""
+        excluded = self._excluded(facts, marker, producer)
+        ascii_marker = marker.isascii()
+        for path, consumer in sorted(facts.consumers.items()):
+            if path in excluded:
+                continue
+            if consumer.literals is not None:
+                pos = consumer.find_casefold(marker)
+            elif ascii_marker:
+                pos = self._find_ascii_casefold(consumer, marker)
+            else:
+                pos = consumer.find_casefold(marker)
+            if pos is not None:
+                return pos
         return None
+
+    def _find_ascii_casefold(self, consumer: Consumer, marker: str) -> Position | None:
+        # bytes.lower() folds ASCII only, which is all an ASCII marker can match, and costs a
+        # fraction of str.lower() on non-ASCII text.
+        folded = self._folded.get(consumer.path)
+        if folded is None:
+            folded = self._folded[consumer.path] = consumer.source.text.encode().lower()
+        i = folded.find(marker.lower().encode())
+        if i < 0:
+            return None
+        line_start = folded.rfind(b"\n", 0, i) + 1
+        column = len(folded[line_start:i].decode("utf-8", "replace")) + 1
+        return Position(consumer.path, folded.count(b"\n", 0, i) + 1, column)
 
 
 @lru_cache(maxsize=8)

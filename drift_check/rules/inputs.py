@@ -141,7 +141,8 @@ def unterminated_fence(facts: Facts) -> Iterator[Hit]:
         @~/.claude/gsd-core/references/planner-guidance.md   (no such file in the repository)
     """,
     passing="""
-        @~/.claude/gsd-core/references/planner-guidance.md   (gsd-core/references/planner-guidance.md exists)
+        @~/.claude/gsd-core/references/planner-guidance.md
+        (gsd-core/references/planner-guidance.md exists)
     """,
 )
 def unresolved_include(facts: Facts) -> Iterator[Hit]:

@@ -40,7 +40,9 @@ def build_facts(config: Config) -> Facts:
     agent_paths = [p for p in repo.glob(globs("agents")) if not matches(p, globs("agents-exclude"))]
     agents: dict[str, Agent] = {}
     for path in agent_paths:
-        agent = scan_agent(path, repo, {**settings, "include-follow": globs("include-follow")}, problems)
+        agent = scan_agent(
+            path, repo, {**settings, "include-follow": globs("include-follow")}, problems
+        )
         if agent is not None:
             agents[agent.name] = agent
 

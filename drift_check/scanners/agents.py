@@ -7,49 +7,11 @@ from typing import Any
 
 from drift_check.facts import Agent, Emission, Include, InputProblem, Position, Source
 from drift_check.scanners.files import Repo, matches
+from drift_check.scanners.frontmatter import read_frontmatter
 from drift_check.scanners.markdown import scan
-from drift_check.yaml_loader import YamlError, safe_load
 
-_INCLUDE = re.compile(r"(?<![\w@/])@([~$\w.][^\s`'\"()<>\[\]{}|,;]*?\.md)(?![\w.-]*\w)")
-_FRONTMATTER_KEY = re.compile(r"^([A-Za-z0-9_-]+)[ \t]*:", re.M)
-
-
-def read_frontmatter(
-    source: Source,
-) -> tuple[dict[str, Any] | None, dict[str, int], InputProblem | None]:
-    """The YAML mapping between the leading `---` lines, the line of each top-level key,
-    and a problem if it is not valid YAML (at the exact line and column of the error)."""
-    text = source.text
-    if not text.startswith("---\n"):
-        return None, {}, None
-    end = text.find("\n---", 3)
-    while end >= 0 and text[end + 4 : end + 5] not in ("", "\n", " ", "\t"):
-        end = text.find("\n---", end + 4)
-    if end < 0:
-        return None, {}, InputProblem(
-            Position(source.path, 1, 1),
-            "frontmatter",
-            "frontmatter opened with `---` is never closed; add the closing `---` line",
-        )
-    body = text[4 : end + 1]
-    key_lines = {m.group(1): body.count("\n", 0, m.start()) + 2 for m in _FRONTMATTER_KEY.finditer(body)}
-    try:
-        data = safe_load(body)
-    except YamlError as exc:
-        return None, key_lines, InputProblem(
-            Position(source.path, exc.line + 1, exc.column),
-            "frontmatter",
-            f"frontmatter is not valid YAML: {exc.message}; quote values that contain `: `",
-        )
-    if data is None:
-        return {}, key_lines, None
-    if not isinstance(data, dict):
-        return None, key_lines, InputProblem(
-            Position(source.path, 2, 1),
-            "frontmatter",
-            "frontmatter must be a YAML mapping of keys to values",
-        )
-    return data, key_lines, None
+_INCLUDE = re.compile(r"@([~$\w.][^\s`'\"()<>\[\]{}|,;*]*)")
+_TRAILING_PROSE = re.compile(r"[.:!?]+$")
 
 
 def tools_of(frontmatter: dict[str, Any] | None) -> tuple[str, ...] | None:
@@ -66,8 +28,14 @@ def tools_of(frontmatter: dict[str, Any] | None) -> tuple[str, ...] | None:
 
 def find_includes(source: Source, repo: Repo, prefixes: list[str]) -> list[Include]:
     out: list[Include] = []
-    for m in _INCLUDE.finditer(source.text):
-        token = m.group(1)
+    text = source.text
+    for m in _INCLUDE.finditer(text):
+        before = text[m.start() - 1 : m.start()]
+        if before and (before.isalnum() or before in "_@/"):
+            continue  # an e-mail address or a path segment, not an include
+        token = _TRAILING_PROSE.sub("", m.group(1))
+        if not token.endswith(".md"):
+            continue
         target = token
         for prefix in prefixes:
             if target.startswith(prefix):

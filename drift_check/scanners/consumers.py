@@ -27,38 +27,32 @@ def quoted_markers(source: Source, agents: set[str], surface: bool) -> list[Quot
     if not quotes:
         return []
     bounds = [0]
-    lines = None
-    for h in scan(text).headings:
-        if not h.in_fence and h.level <= 2:
-            if lines is None:
-                lines = _line_offsets(text)
-            bounds.append(lines[h.line - 1])
+    bounds.extend(h.offset for h in scan(text, max_level=2).headings if not h.in_fence)
     bounds.extend(m.start() for m in _STEP.finditer(text))
     bounds.append(len(text) + 1)
     bounds.sort()
     dispatches = [(m.start(), m.group(1)) for m in _DISPATCH.finditer(text) if m.group(1) in agents]
     out: list[QuotedMarker] = []
     section = 0
+    line = 1
+    last = 0
+    block_line = 1
     for m in quotes:
-        while bounds[section + 1] <= m.start():
+        start = m.start()
+        while bounds[section + 1] <= start:
             section += 1
         lo, hi = bounds[section], bounds[section + 1]
         named = {a for off, a in dispatches if lo <= off < hi}
         agent = next(iter(named)) if len(named) == 1 else None
-        position = source.position(m.start() + 1)
-        blank = text.rfind("\n\n", 0, m.start())
-        block_line = source.position(blank + 2).line if blank >= 0 else 1
+        blank = text.rfind("\n\n", last, start)
+        if blank >= 0:
+            block_line = line + text.count("\n", last, blank + 2)
+        line += text.count("\n", last, start)
+        last = start
+        column = start - text.rfind("\n", 0, start) + 1
+        position = Position(source.path, line, column)
         out.append(QuotedMarker(m.group(1).strip(), position, agent, surface, block_line))
     return out
-
-
-def _line_offsets(text: str) -> list[int]:
-    offsets = [0]
-    i = text.find("\n")
-    while i >= 0:
-        offsets.append(i + 1)
-        i = text.find("\n", i + 1)
-    return offsets
 
 
 def python_literals(source: Source, problems: list[InputProblem]) -> tuple[StringLiteral, ...]:
@@ -99,7 +93,9 @@ def python_literals(source: Source, problems: list[InputProblem]) -> tuple[Strin
 
         def visit_FormattedStringText(self, node: cst.FormattedStringText) -> None:
             start = positions[node].start
-            found.append(StringLiteral(node.value, Position(source.path, start.line, start.column + 1)))
+            found.append(
+                StringLiteral(node.value, Position(source.path, start.line, start.column + 1))
+            )
 
     wrapper.module.visit(Collector())
     return tuple(found)
@@ -121,7 +117,8 @@ def scan_consumers(
             continue
         surface = path in dispatch_paths
         consumers[path] = Consumer(source, None, surface)
-        quoted.extend(quoted_markers(source, agents, surface))
+        if surface:
+            quoted.extend(quoted_markers(source, agents, surface))
     for path in python_paths:
         source = repo.read(path)
         if source is None:

@@ -58,6 +58,7 @@ class Repo:
         self._sources: dict[str, Source | None] = {}
         self._files: list[str] | None = None
         self._file_set: frozenset[str] | None = None
+        self._links: set[str] = set()  # in-root symlinks to files, re-checked when read
 
     def files(self) -> list[str]:
         """Every regular file (or in-root symlink to one) as a sorted repository path."""
@@ -84,6 +85,7 @@ class Repo:
                         continue
                     if entry.is_dir():
                         continue  # in-root directory links would be walked twice or loop
+                    self._links.add(rel)
                 if entry.is_dir(follow_symlinks=False):
                     if entry.name not in SKIPPED_DIRS:
                         self._walk(entry.path, rel + "/", found)
@@ -120,7 +122,10 @@ class Repo:
 
     def _read(self, path: str) -> Source | None:
         abspath = os.path.join(self.root, path)
-        if os.path.islink(abspath) and not self._inside(os.path.realpath(abspath)):
+        if not self.exists(path):
+            self._problem(path, "not a file inside the repository; not read")
+            return None
+        if path in self._links and not self._inside(os.path.realpath(abspath)):
             self._problem(path, "symlink points outside the repository; not read")
             return None
         try:

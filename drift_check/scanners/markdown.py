@@ -13,24 +13,31 @@ not limited to three spaces as it is for a fence at the top level of a document.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from functools import lru_cache
+from typing import NamedTuple
 
-# Lines that can matter: a fence run or a heading, after any indentation.
-_CANDIDATE = re.compile(r"^([ \t]*)(`{3,}|~{3,}|#{1,6}(?=[ \t]|$))(.*)$", re.M)
+
+# Lines that can matter: a fence run or a heading, after any indentation. The leading
+# newline is a literal prefix the regex engine searches for quickly; `scan` prepends one.
+@lru_cache(maxsize=6)
+def _candidates(max_level: int) -> re.Pattern[str]:
+    hashes = "#{1,%d}" % max_level  # noqa: UP031 (braces would need escaping in a format)
+    return re.compile(r"\n([ \t]*)(`{3,}|~{3,}|" + hashes + r"(?=[ \t\n]|\Z))([^\n]*)")
+
+
 _CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
 
 
-@dataclass(frozen=True, slots=True)
-class HeadingLine:
+class HeadingLine(NamedTuple):
     line: int
     column: int
     level: int
     text: str
     in_fence: bool
+    offset: int  # where the heading's line starts in the text
 
 
-@dataclass(frozen=True, slots=True)
-class FenceSpan:
+class FenceSpan(NamedTuple):
     open_line: int
     close_line: int | None  # None: the fence runs to the end of the file
     char: str
@@ -38,8 +45,7 @@ class FenceSpan:
     indent: int
 
 
-@dataclass(frozen=True, slots=True)
-class MarkdownScan:
+class MarkdownScan(NamedTuple):
     headings: tuple[HeadingLine, ...]
     fences: tuple[FenceSpan, ...]
 
@@ -63,37 +69,40 @@ def heading_text(rest: str) -> str:
     return _CLOSING_HASHES.sub("", text).strip(" \t") if text.endswith("#") else text
 
 
-def scan(text: str) -> MarkdownScan:
-    """Fences and headings of `text` (lines separated by `\\n`), with 1-based positions."""
+def scan(text: str, max_level: int = 6) -> MarkdownScan:
+    """Fences and headings (up to `max_level`) of `text`, lines separated by `\\n`."""
     headings: list[HeadingLine] = []
     fences: list[FenceSpan] = []
-    open_fence: tuple[int, str, int, int] | None = None  # line, char, length, indent
-    last_end = 0
-    line = 1
-    for m in _CANDIDATE.finditer(text):
-        line += text.count("\n", last_end, m.start())
-        last_end = m.start()
-        ws, run, rest = m.group(1), m.group(2), m.group(3)
-        indent = _indent_width(ws)
-        if run[0] in "`~":
-            if open_fence is None:
-                if run[0] == "`" and "`" in rest:
+    fence_line = fence_len = fence_indent = 0
+    fence_char = ""  # empty while no fence is open
+    text = "\n" + text
+    count = text.count
+    last = 0
+    line = 0
+    for m in _candidates(max_level).finditer(text):
+        start = m.start()  # the newline before the line: the line's offset in the real text
+        line += count("\n", last, start + 1)
+        last = start + 1
+        ws, run, rest = m.groups()
+        indent = _indent_width(ws) if ws else 0
+        char = run[0]
+        if char != "#":
+            if not fence_char:
+                if char == "`" and "`" in rest:
                     continue  # an inline code span, not a fence opener
-                open_fence = (line, run[0], len(run), indent)
-            elif run[0] == open_fence[1] and len(run) >= open_fence[2] and not rest.strip(" \t"):
-                fences.append(FenceSpan(open_fence[0], line, open_fence[1], open_fence[2], indent))
-                open_fence = None
+                fence_line, fence_char, fence_len, fence_indent = line, char, len(run), indent
+            elif char == fence_char and len(run) >= fence_len and not rest.strip(" \t"):
+                fences.append(FenceSpan(fence_line, line, fence_char, fence_len, fence_indent))
+                fence_char = ""
             continue
-        level = len(run)
-        if open_fence is None:
-            if indent >= 4:
-                continue
-            headings.append(HeadingLine(line, len(ws) + 1, level, heading_text(rest), False))
-        else:
-            # Inside a fence the opener's indentation is removed first (CommonMark).
-            if indent - open_fence[3] >= 4:
-                continue
-            headings.append(HeadingLine(line, len(ws) + 1, level, heading_text(rest), True))
-    if open_fence is not None:
-        fences.append(FenceSpan(open_fence[0], None, open_fence[1], open_fence[2], open_fence[3]))
-    return MarkdownScan(tuple(h for h in headings if h.text), tuple(fences))
+        # Inside a fence the opener's indentation is removed first (CommonMark).
+        if indent - fence_indent >= 4 if fence_char else indent >= 4:
+            continue
+        title = heading_text(rest)
+        if title:
+            headings.append(
+                HeadingLine(line, len(ws) + 1, len(run), title, bool(fence_char), start)
+            )
+    if fence_char:
+        fences.append(FenceSpan(fence_line, None, fence_char, fence_len, fence_indent))
+    return MarkdownScan(tuple(headings), tuple(fences))

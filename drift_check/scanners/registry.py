@@ -10,7 +10,7 @@ requirement of that one marker.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from drift_check.facts import (
     CitedPath,
@@ -29,8 +29,7 @@ _PATH_TOKEN = re.compile(r"[\w][\w./-]*\.md")
 _LEADING_HASHES = re.compile(r"#{1,6}[ \t]+")
 
 
-@dataclass(frozen=True, slots=True)
-class Cell:
+class Cell(NamedTuple):
     text: str
     column: int  # 1-based column of the first non-blank character
 
@@ -118,9 +117,11 @@ def parse_marker_cell(cell: Cell, path: str, line: int) -> list[DeclaredMarker]:
             rest = annotation[len("unconsumed") :]
             if not (rest and rest[0].isalnum()):  # not a word that merely starts so
                 unconsumed = True
-                reason = rest.lstrip(" \t:—–-").strip()
+                reason = rest.lstrip(" \t:-\u2013\u2014").strip()
         markers.append(
-            DeclaredMarker(marker, Position(path, line, entry.column), annotation, unconsumed, reason)
+            DeclaredMarker(
+                marker, Position(path, line, entry.column), annotation, unconsumed, reason
+            )
         )
     return markers
 
@@ -195,11 +196,11 @@ def parse_registry(source: Source, heading: str) -> tuple[Registry | None, list[
             )
         )
         return None, problems
-    for i in range(i, len(lines)):
-        raw = lines[i]
+    for n in range(i, len(lines)):
+        raw = lines[n]
         if not raw.lstrip().startswith("|"):
             break
-        lineno = i + 1
+        lineno = n + 1
         cells = split_row(raw)
         if len(cells) != len(columns):
             problems.append(

@@ -1,0 +1,121 @@
+"""YAML frontmatter between leading `---` lines.
+
+Most frontmatter is a handful of `key: text` lines (plain, or quoted without escapes),
+comments and simple `- item` lists.
+Importing ruamel.yaml costs more than checking a whole repository, so such frontmatter is
+read by a line scan that gives exactly what the strict YAML parser gives (proved by
+`tests/test_frontmatter_property.py`); anything else (escapes, flow collections, anchors,
+tags, block scalars, numbers, booleans, nesting, duplicate keys) goes to ruamel.yaml.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, NamedTuple
+
+from drift_check.facts import InputProblem, Position, Source
+
+_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+_KEY_LINE = re.compile(r"^([A-Za-z0-9_-]+)[ \t]*:", re.M)
+# A plain scalar that YAML's core schema keeps as a string: no indicator first, no `: `
+# or ` #` inside, nothing a number, boolean or null could start with.
+_PLAIN = re.compile(r"[A-Za-z_/(][^\t]*")
+_NOT_PLAIN = re.compile(r": |:$| #|\t")
+_QUOTED = re.compile(r'"([^"\\\t]*)"|\'([^\'\t]*)\'')
+_NON_STRING = re.compile(
+    r"(?:null|Null|NULL|true|True|TRUE|false|False|FALSE|\.inf|\.Inf|\.INF|\.nan|\.NaN|\.NAN)\Z"
+)
+
+
+class Frontmatter(NamedTuple):
+    data: dict[str, Any] | None  # None when absent or invalid
+    key_lines: dict[str, int]  # 1-based line of each top-level key
+    problem: InputProblem | None
+
+
+def _scalar(value: str) -> str | None:
+    """The string a plain or simply quoted scalar stands for; None if it needs a parser."""
+    quoted = _QUOTED.fullmatch(value)
+    if quoted:
+        return quoted.group(1) if quoted.group(1) is not None else quoted.group(2)
+    if _PLAIN.fullmatch(value) and not _NOT_PLAIN.search(value) and not _NON_STRING.match(value):
+        return value
+    return None
+
+
+def simple_yaml(body: str) -> dict[str, Any] | None:
+    """The mapping a strict YAML parser reads from `body`, if `body` is simple enough to be
+    read line by line; None means "not simple, ask ruamel.yaml"."""
+    data: dict[str, Any] = {}
+    list_key: str | None = None
+    for raw in body.split("\n"):
+        line = raw.rstrip(" ")
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("  - ") and list_key is not None:
+            item = _scalar(line[4:])
+            if item is None:
+                return None
+            data[list_key].append(item)
+            continue
+        key, sep, value = line.partition(":")
+        if not sep or not _KEY.fullmatch(key) or key in data:
+            return None
+        list_key = None
+        if not value:
+            data[key] = []
+            list_key = key
+            continue
+        if not value.startswith(" "):
+            return None
+        scalar = _scalar(value[1:])
+        if scalar is None:
+            return None
+        data[key] = scalar
+    if any(v == [] for v in data.values()):
+        return None  # an empty `key:` is null in YAML
+    return data
+
+
+def read_frontmatter(source: Source) -> Frontmatter:
+    """The YAML mapping between the leading `---` lines, the line of each top-level key,
+    and a problem if it is not valid YAML (at the exact line and column of the error)."""
+    text = source.text
+    if not text.startswith("---\n"):
+        return Frontmatter(None, {}, None)
+    end = text.find("\n---", 3)
+    while end >= 0 and text[end + 4 : end + 5] not in ("", "\n", " ", "\t"):
+        end = text.find("\n---", end + 4)
+    if end < 0:
+        problem = InputProblem(
+            Position(source.path, 1, 1),
+            "frontmatter",
+            "frontmatter opened with `---` is never closed; add the closing `---` line",
+        )
+        return Frontmatter(None, {}, problem)
+    body = text[4 : end + 1]
+    key_lines = {m.group(1): body.count("\n", 0, m.start()) + 2 for m in _KEY_LINE.finditer(body)}
+    data = simple_yaml(body)
+    if data is not None:
+        return Frontmatter(data, key_lines, None)
+    from drift_check.yaml_loader import YamlError, safe_load
+
+    try:
+        loaded = safe_load(body)
+    except YamlError as exc:
+        problem = InputProblem(
+            Position(source.path, exc.line + 1, exc.column),
+            "frontmatter",
+            f"frontmatter is not valid YAML: {exc.message}; quote values that contain `: `",
+        )
+        return Frontmatter(None, key_lines, problem)
+    if loaded is None:
+        return Frontmatter({}, key_lines, None)
+    if not isinstance(loaded, dict):
+        problem = InputProblem(
+            Position(source.path, 2, 1),
+            "frontmatter",
+            "frontmatter must be a YAML mapping of keys to values",
+        )
+        return Frontmatter(None, key_lines, problem)
+    return Frontmatter(loaded, key_lines, None)
