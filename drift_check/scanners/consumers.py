@@ -26,12 +26,13 @@ def quoted_markers(source: Source, agents: set[str], surface: bool) -> list[Quot
     quotes = list(_QUOTED.finditer(text))
     if not quotes:
         return []
-    bounds = [0]
-    bounds.extend(h.offset for h in scan(text, max_level=2).headings if not h.in_fence)
-    bounds.extend(m.start() for m in _STEP.finditer(text))
-    bounds.append(len(text) + 1)
-    bounds.sort()
     dispatches = [(m.start(), m.group(1)) for m in _DISPATCH.finditer(text) if m.group(1) in agents]
+    bounds = [0]
+    if dispatches:  # sections matter only to attribute a dispatch
+        bounds.extend(h.offset for h in scan(text, max_level=2).headings if not h.in_fence)
+        bounds.extend(m.start() for m in _STEP.finditer(text))
+        bounds.sort()
+    bounds.append(len(text) + 1)
     out: list[QuotedMarker] = []
     section = 0
     line = 1
