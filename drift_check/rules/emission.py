@@ -241,17 +241,17 @@ def kind_contradicts_tools(facts: Facts) -> Iterator[Hit]:
     Its callers read an artifact the agent cannot write, so they find nothing or a stale file.
     Grant Write (or Edit), or change the Kind to structured-return.
     """
-    write_tools = set(facts.settings.get("write-tools", ["Write", "Edit"]))
+    write_tools = list(facts.settings.get("write-tools", ["Write", "Edit"]))
     for row, agent in index(facts).checked_rows(facts):
         if row.kind != "artifact+query" or agent.tools is None or row.kind_position is None:
             continue
-        if not write_tools.intersection(agent.tools):
+        if not set(write_tools).intersection(agent.tools):
             line = agent.frontmatter_lines.get("tools", 1)
             yield Hit(
                 row.kind_position,
                 f"`{row.agent}` is artifact+query but its tools ({agent.path}:{line}:"
                 f" {', '.join(agent.tools) or 'none'}) cannot write a file; grant"
-                f" {' or '.join(sorted(write_tools)[:2])}, or make the Kind structured-return",
+                f" {' or '.join(write_tools[:2])}, or make the Kind structured-return",
                 agent=row.agent,
             )
 

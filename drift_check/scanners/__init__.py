@@ -47,13 +47,15 @@ def build_facts(config: Config) -> Facts:
             agents[agent.name] = agent
 
     markdown = set(repo.glob(globs("consumers")))
+    python = {p for p in repo.glob(globs("python-consumers")) if p.endswith(".py")}
     if registry is not None:
         for row in registry.rows:
-            markdown.update(c.path for c in row.consumed_by if repo.exists(c.path))
-    python = [p for p in repo.glob(globs("python-consumers")) if p.endswith(".py")]
+            for cited in row.consumed_by:
+                if repo.exists(cited.path):
+                    (python if cited.path.endswith(".py") else markdown).add(cited.path)
     dispatch = set(repo.glob(globs("dispatch-surfaces")))
     consumers, quoted = scan_consumers(
-        repo, sorted(markdown), python, dispatch, set(agents), problems
+        repo, sorted(markdown), sorted(python), dispatch, set(agents), problems
     )
     problems.extend(repo.problems)
     return Facts(

@@ -25,7 +25,8 @@ from drift_check.scanners.markdown import scan
 
 NO_MARKER = "no marker"
 _SEPARATOR = re.compile(r"^\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
-_PATH_TOKEN = re.compile(r"[\w][\w./-]*\.md")
+# A repository path of a file drift-check can read as a consumer: Markdown or Python.
+_PATH_TOKEN = re.compile(r"\w[\w./-]*\.(?:md|py)")
 _LEADING_HASHES = re.compile(r"#{1,6}[ \t]+")
 
 

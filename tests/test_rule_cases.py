@@ -1,0 +1,57 @@
+"""Every rule's cases, as data: tests/fixtures/rules/<CODE>.yaml.
+
+A case is a tree (a base tree plus the files that differ), and the positions
+(`path:line:col`) of the findings the rule must report there, no more and no fewer.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from drift_check.rules import ALL_RULES
+from tests.conftest import FIXTURES, load_yaml, tree_files, write_tree
+
+CASE_FILES = sorted((FIXTURES / "rules").glob("*.yaml"))
+
+
+def _cases() -> list[object]:
+    out = []
+    for path in CASE_FILES:
+        data = load_yaml(path)
+        for case in data["cases"]:
+            out.append(pytest.param(data["rule"], case, id=f"{data['rule']}: {case['name']}"))
+    return out
+
+
+@pytest.mark.parametrize(("code", "case"), _cases())
+def test_rule_case(code: str, case: dict, tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    write_tree(tmp_path, tree_files(case.get("base"), case.get("files")))
+    run = cli(str(tmp_path), "--format", "json", "--select", code, "-q")
+    assert run.code in (0, 1), run.err
+    found = sorted(
+        f"{f['path']}:{f['line']}:{f['column']}" for f in run.json()["findings"] if f["code"] == code
+    )
+    assert found == sorted(case["expect"] or [])
+    assert run.code == (1 if found else 0)
+    for needle in case.get("message_contains", []):
+        assert any(needle in f["message"] for f in run.json()["findings"]), needle
+
+
+def test_every_rule_has_a_failing_and_a_passing_case() -> None:
+    covered: dict[str, set[bool]] = {}
+    for path in CASE_FILES:
+        data = load_yaml(path)
+        assert path.stem == data["rule"], f"{path.name} holds cases of {data['rule']}"
+        for case in data["cases"]:
+            covered.setdefault(data["rule"], set()).add(bool(case["expect"]))
+    missing = [r.code for r in ALL_RULES if covered.get(r.code) != {True, False}]
+    assert not missing, f"rules without both a failing and a passing case: {missing}"
+
+
+def test_base_tree_is_clean(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    write_tree(tmp_path, tree_files("gsd", None))
+    run = cli(str(tmp_path), "--format", "json", "-q")
+    assert run.json()["findings"] == []
+    assert run.code == 0
