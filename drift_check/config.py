@@ -36,6 +36,7 @@ SETTING_TYPES: dict[str, str] = {
     "python-consumers": "list",
     "include-prefixes": "list",
     "include-follow": "list",
+    "follow-read-mentions": "bool",
     "marker-shape": "str",
     "marker-max-length": "int",
     "non-agent-tokens": "list",
@@ -137,11 +138,17 @@ def _check_settings(values: dict[str, Any], where: str, prefix: str = "") -> Non
         ok = {
             "str": isinstance(value, str),
             "int": isinstance(value, int) and not isinstance(value, bool),
+            "bool": isinstance(value, bool),
             "list": (isinstance(value, list) and all(isinstance(v, str) for v in value))
             or (key == "registry" and isinstance(value, str)),
         }[kind]
         if not ok:
-            want = {"str": "a string", "int": "an integer", "list": "a list of strings"}[kind]
+            want = {
+                "str": "a string",
+                "int": "an integer",
+                "bool": "true or false",
+                "list": "a list of strings",
+            }[kind]
             raise ConfigError(f"{where}: `{prefix}{key}` must be {want}")
 
 

@@ -74,11 +74,13 @@ class Registry(NamedTuple):
 
 
 class Include(NamedTuple):
-    """An `@path` include in an agent file; `resolved` is a repository path or None."""
+    """An `@path` include (or, where the pack enables it, a ``Read `path` `` instruction) in
+    an agent file; `resolved` is a repository path or None."""
 
     token: str
     position: Position
     resolved: str | None
+    read_mention: bool = False
 
 
 class Emission(NamedTuple):
@@ -87,7 +89,7 @@ class Emission(NamedTuple):
     agent: str
     text: str
     position: Position  # where the heading really sits
-    via: str | None = None  # the agent's include that brought it in, if any
+    via: str | None = None  # how the agent reaches that document (`@...` or ``Read `...` ``)
 
 
 class Agent(NamedTuple):

@@ -10,7 +10,7 @@ from drift_check.rules.index import NON_SENTINEL, index
 
 
 def _where(e: Emission) -> str:
-    return "" if e.via is None else f" (in {e.position.path}, included as `@{e.via}`)"
+    return "" if e.via is None else f" (in {e.position.path}, reached through `{e.via}`)"
 
 
 def _first_emissions(agent: Agent) -> dict[str, Emission]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from drift_check.config import Config
 from drift_check.facts import Agent, Facts, InputProblem, Position
-from drift_check.scanners.agents import scan_agent
+from drift_check.scanners.agents import HeadingCache, scan_agent
 from drift_check.scanners.consumers import scan_consumers, settings_globs
 from drift_check.scanners.files import DEFAULT_MAX_BYTES, Repo, matches
 from drift_check.scanners.registry import parse_registry
@@ -39,10 +39,10 @@ def build_facts(config: Config) -> Facts:
 
     agent_paths = [p for p in repo.glob(globs("agents")) if not matches(p, globs("agents-exclude"))]
     agents: dict[str, Agent] = {}
+    agent_settings = {**settings, "include-follow": globs("include-follow")}
+    cache = HeadingCache()
     for path in agent_paths:
-        agent = scan_agent(
-            path, repo, {**settings, "include-follow": globs("include-follow")}, problems
-        )
+        agent = scan_agent(path, repo, agent_settings, problems, cache)
         if agent is not None:
             agents[agent.name] = agent
 

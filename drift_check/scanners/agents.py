@@ -48,33 +48,61 @@ def find_includes(source: Source, repo: Repo, prefixes: list[str]) -> list[Inclu
     return out
 
 
+_READ_MENTION = re.compile(r"\b[Rr]ead\b[^`\n]{0,24}`([^`\s]+\.md)`")
+
+
+def _strip_prefix(token: str, prefixes: list[str]) -> str:
+    for prefix in prefixes:
+        if token.startswith(prefix):
+            return token[len(prefix) :]
+    return token
+
+
+def find_read_mentions(source: Source, repo: Repo, prefixes: list[str]) -> list[Include]:
+    """``Read `path/to/doc.md` `` instructions: documents the agent is told to read."""
+    out = []
+    for m in _READ_MENTION.finditer(source.text):
+        target = repo.resolve(_strip_prefix(m.group(1), prefixes))
+        if target is not None and repo.exists(target):
+            out.append(Include(m.group(1), source.position(m.start(1) - 1), target, True))
+    return out
+
+
+class HeadingCache:
+    """Fenced headings of shared reference documents, scanned once however many agents
+    include them."""
+
+    def __init__(self) -> None:
+        self.by_path: dict[str, list[tuple[str, Position]]] = {}
+
+
 def scan_agent(
     path: str,
     repo: Repo,
     settings: dict[str, Any],
     problems: list[InputProblem],
+    cache: HeadingCache | None = None,
 ) -> Agent | None:
     source = repo.read(path)
     if source is None:
         return None
+    cache = cache or HeadingCache()
     name = path.rsplit("/", 1)[-1][: -len(".md")]
     frontmatter, key_lines, problem = read_frontmatter(source)
     if problem is not None:
         problems.append(problem)
-    emissions = _emissions(name, source, None, problems)
-    texts = [source.text]
-    includes = find_includes(source, repo, settings["include-prefixes"])
-    followed: set[str] = set()
+    prefixes = settings["include-prefixes"]
     follow = settings["include-follow"]
+    emissions = [Emission(name, text, pos, None) for text, pos in _fenced(source, problems, cache)]
+    texts = [source.text]
+    includes = find_includes(source, repo, prefixes)
+    if settings.get("follow-read-mentions"):
+        includes += find_read_mentions(source, repo, prefixes)
+    followed: set[str] = set()
     for inc in includes:
         target = inc.resolved
         if target is None:
-            stripped = inc.token
-            for prefix in settings["include-prefixes"]:
-                if stripped.startswith(prefix):
-                    stripped = stripped[len(prefix) :]
-                    break
-            if matches(stripped, follow):
+            if matches(_strip_prefix(inc.token, prefixes), follow):
                 problems.append(
                     InputProblem(
                         inc.position,
@@ -91,7 +119,10 @@ def scan_agent(
         if included is None:
             continue
         texts.append(included.text)
-        emissions.extend(_emissions(name, included, inc.token, problems))
+        via = f"Read `{inc.token}`" if inc.read_mention else f"@{inc.token}"
+        emissions.extend(
+            Emission(name, text, pos, via) for text, pos in _fenced(included, problems, cache)
+        )
     return Agent(
         name=name,
         path=path,
@@ -104,12 +135,16 @@ def scan_agent(
     )
 
 
-def _emissions(
-    agent: str, source: Source, via: str | None, problems: list[InputProblem]
-) -> list[Emission]:
+def _fenced(
+    source: Source, problems: list[InputProblem], cache: HeadingCache
+) -> list[tuple[str, Position]]:
+    """The headings inside fenced blocks of `source`; an unclosed fence is reported once."""
+    found = cache.by_path.get(source.path)
+    if found is not None:
+        return found
     md = scan(source.text)
     open_fence = md.unclosed
-    if open_fence is not None and via is None:
+    if open_fence is not None:
         problems.append(
             InputProblem(
                 Position(source.path, open_fence.open_line, 1),
@@ -119,8 +154,6 @@ def _emissions(
                 f" Close it with {open_fence.char * open_fence.length}",
             )
         )
-    return [
-        Emission(agent, h.text, Position(source.path, h.line, h.column), via)
-        for h in md.headings
-        if h.in_fence
-    ]
+    found = [(h.text, Position(source.path, h.line, h.column)) for h in md.headings if h.in_fence]
+    cache.by_path[source.path] = found
+    return found
