@@ -68,12 +68,13 @@ def rule(
     passing: str,
     blind_spot: bool = False,
 ) -> Callable[[Check], Rule]:
-    """Declare a rule. The check's docstring is its documentation: the first line is the
-    summary, the rest says why it matters and what to do."""
+    """Declare a rule. The check's docstring is its documentation: the first paragraph is
+    the summary, the rest says why it matters and what to do."""
 
     def wrap(check: Check) -> Rule:
         doc = inspect.cleandoc(check.__doc__ or "")
-        summary, _, explanation = doc.partition("\n")
+        summary, _, explanation = doc.partition("\n\n")
+        summary = " ".join(summary.split())
         return Rule(
             code=code,
             name=name,

@@ -1,0 +1,185 @@
+"""End to end through main(argv): exit codes, formats, selection, configuration."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.conftest import tree_files, write_tree
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+def test_examples_report_their_deliberate_drift(cli) -> None:  # type: ignore[no-untyped-def]
+    run = cli(str(EXAMPLES), "--format", "json")
+    assert run.code == 1
+    codes = {f["code"] for f in run.json()["findings"]}
+    # the drift examples/README.md promises
+    for code in ("DC103", "DC104", "DC105", "DC107", "DC201", "DC202", "DC206", "DC302"):
+        assert code in codes
+    for code in ("DC304", "DC305", "DC306", "DC401"):
+        assert code in codes
+    assert "preset 'gsd' detected from gsd-core/references/agent-contracts.md" in run.err
+
+
+def test_clean_tree_exits_zero_with_a_plain_message(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    write_tree(tmp_path, tree_files("gsd", None))
+    run = cli(str(tmp_path))
+    assert run.code == 0
+    assert run.out == "All checks passed!\n"
+
+
+def test_text_lines_summary_and_count(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    write_tree(tmp_path, tree_files("gsd", {"agents/gsd-orphan.md": "# orphan\n"}))
+    run = cli(str(tmp_path), "-q")
+    lines = run.out.splitlines()
+    assert lines[0].endswith(
+        "agents/gsd-orphan.md:1:1: DC103 agent `gsd-orphan` has no row in"
+        " gsd-core/references/agent-contracts.md; add one that lists its completion markers"
+        " (or `No marker`)"
+    )
+    assert "1  DC103  agent-without-row" in lines
+    assert lines[-1] == "Found 1 finding."
+    assert run.err == ""
+    assert "\x1b[" not in run.out  # no colour when not on a terminal
+
+
+def test_json_schema_fields(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    write_tree(tmp_path, tree_files("gsd", {"agents/gsd-orphan.md": "# orphan\n"}))
+    data = cli(str(tmp_path), "--format", "json", "-q").json()
+    assert data["version"] == 1
+    assert data["preset"] == "gsd"
+    assert data["registry"] == "gsd-core/references/agent-contracts.md"
+    assert data["summary"]["findings"] == 1
+    assert data["summary"]["by_code"] == {"DC103": 1}
+    (finding,) = data["findings"]
+    assert finding == {
+        "code": "DC103",
+        "name": "agent-without-row",
+        "severity": "error",
+        "path": "agents/gsd-orphan.md",
+        "line": 1,
+        "column": 1,
+        "message": finding["message"],
+        "agent": "gsd-orphan",
+    }
+
+
+def test_select_and_ignore_by_code_and_prefix(cli) -> None:  # type: ignore[no-untyped-def]
+    def codes(*args: str) -> set[str]:
+        run = cli(str(EXAMPLES), "--format", "json", "-q", *args)
+        return {f["code"] for f in run.json()["findings"]}
+
+    assert codes("--select", "DC3") == {"DC302", "DC304", "DC305", "DC306"}
+    assert codes("--select", "DC3", "--ignore", "DC305,DC306") == {"DC302", "DC304"}
+    assert codes("--select", "dc103") == {"DC103"}
+    assert "DC401" not in codes("--ignore", "DC4")
+
+
+def test_unknown_select_code_is_a_usage_error(cli) -> None:  # type: ignore[no-untyped-def]
+    run = cli(str(EXAMPLES), "--select", "DC999")
+    assert run.code == 2
+    assert run.err.strip() == "drift-check: unknown rule code or prefix 'DC999' (see `drift-check rules`)"
+
+
+def test_output_file(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    out = tmp_path / "report.json"
+    run = cli(str(EXAMPLES), "--format", "json", "--output", str(out), "-q")
+    assert run.code == 1
+    assert run.out == ""
+    assert json.loads(out.read_text())["summary"]["findings"] > 0
+
+
+def test_rules_and_explain(cli) -> None:  # type: ignore[no-untyped-def]
+    listing = cli("rules")
+    assert listing.code == 0
+    assert any(line.startswith("DC301  marker-without-consumer") for line in listing.out.splitlines())
+    explained = cli("explain", "DC301")
+    assert explained.code == 0
+    assert explained.out.startswith("DC301 marker-without-consumer (error")
+    assert "Fails:" in explained.out and "Passes:" in explained.out
+    assert cli("explain", "marker-without-consumer").out == explained.out
+    unknown = cli("explain", "DC999")
+    assert unknown.code == 2
+    assert "unknown rule" in unknown.err
+
+
+def test_missing_path_is_a_usage_error(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    run = cli(str(tmp_path / "nope"))
+    assert run.code == 2
+    assert "not a directory" in run.err
+    assert "Traceback" not in run.err
+
+
+def test_no_known_layout(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    run = cli(str(tmp_path))
+    assert run.code == 2
+    assert "no known layout found" in run.err
+
+
+def test_config_in_pyproject(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    files = tree_files("gsd", {"agents/gsd-orphan.md": "# orphan\n"})
+    files["pyproject.toml"] = '[tool.drift-check]\nignore = ["DC103"]\n'
+    write_tree(tmp_path, files)
+    run = cli(str(tmp_path))
+    assert run.code == 0
+    assert "preset 'gsd' detected" in run.err
+
+
+def test_config_yaml_overrides_pack_settings(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    files = tree_files("gsd", None)
+    registry = files.pop("gsd-core/references/agent-contracts.md")
+    files["docs/contracts.md"] = registry
+    files[".drift-check.yaml"] = "preset: gsd\nregistry: docs/contracts.md\n"
+    write_tree(tmp_path, files)
+    run = cli(str(tmp_path), "--format", "json")
+    assert run.json()["registry"] == "docs/contracts.md"
+    assert "preset 'gsd' set in .drift-check.yaml" in run.err
+
+
+def test_severity_override(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    files = tree_files("gsd", {"agents/gsd-orphan.md": "# orphan\n"})
+    files["pyproject.toml"] = '[tool.drift-check]\nseverity = { DC103 = "warning" }\n'
+    write_tree(tmp_path, files)
+    (finding,) = cli(str(tmp_path), "--format", "json").json()["findings"]
+    assert finding["severity"] == "warning"
+
+
+def test_config_errors_name_the_file_and_key(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    write_tree(tmp_path, tree_files("gsd", {".drift-check.yaml": "prest: gsd\n"}))
+    run = cli(str(tmp_path))
+    assert run.code == 2
+    assert run.err.strip().endswith(".drift-check.yaml: unknown key `prest`")
+    write_tree(tmp_path, {".drift-check.yaml": "agents: agents/*.md\n"})
+    run = cli(str(tmp_path))
+    assert run.code == 2
+    assert "`agents` must be a list of strings" in run.err
+    write_tree(tmp_path, {".drift-check.yaml": "preset: nosuch\n"})
+    run = cli(str(tmp_path))
+    assert run.code == 2
+    assert "unknown preset 'nosuch'" in run.err
+    write_tree(tmp_path, {".drift-check.yaml": "preset: [gsd\n"})
+    run = cli(str(tmp_path))
+    assert run.code == 2
+    assert ".drift-check.yaml:" in run.err
+    assert "Traceback" not in run.err
+
+
+def test_old_and_new_gsd_layouts_are_detected(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    files = {
+        (path.replace("gsd-core/", "get-shit-done/", 1)): content
+        for path, content in tree_files("gsd", None).items()
+    }
+    files = {
+        path: content.replace("gsd-core/", "get-shit-done/") for path, content in files.items()
+    }
+    write_tree(tmp_path, files)
+    run = cli(str(tmp_path))
+    assert run.code == 0, run.out
+    assert "detected from get-shit-done/references/agent-contracts.md" in run.err
+
+
+def test_version(cli) -> None:  # type: ignore[no-untyped-def]
+    run = cli("--version")
+    assert run.code == 0
+    assert run.out.startswith("drift-check, version ")

@@ -1,0 +1,51 @@
+"""drift-check on the real GSD corpus in ../shared (skipped when it is absent).
+
+docs/corpus-review.md lists the 53 findings GSD's own check reports there, with drift-check's
+code for each, and the reviewed findings drift-check adds. The run must report exactly those.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import CORPUS
+
+REVIEW = Path(__file__).resolve().parents[1] / "docs" / "corpus-review.md"
+ROW = re.compile(r"^\|(?: [a-z_]+ \|)? (DC\d{3}) \| `([^`]+):(\d+)` \|", re.M)
+
+pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared corpus not present")
+
+
+def _documented() -> tuple[set[tuple[str, str, int]], int]:
+    text = REVIEW.read_text(encoding="utf-8")
+    reference = text.split("## The 53 reference findings", 1)[1].split("## What drift-check adds")[0]
+    rows = {(m[1], m[2], int(m[3])) for m in ROW.finditer(text)}
+    return rows, len(ROW.findall(reference))
+
+
+def test_corpus_findings_are_exactly_the_reviewed_ones(cli) -> None:  # type: ignore[no-untyped-def]
+    run = cli(str(CORPUS), "--format", "json")
+    assert run.code == 1
+    assert "preset 'gsd' detected from get-shit-done/references/agent-contracts.md" in run.err
+    found = {(f["code"], f["path"], f["line"]) for f in run.json()["findings"]}
+    documented, reference_count = _documented()
+    assert reference_count == 53
+    assert sorted(documented - found) == [], "documented findings drift-check no longer reports"
+    assert sorted(found - documented) == [], "findings not reviewed in docs/corpus-review.md"
+
+
+def test_corpus_registry_facts(cli) -> None:  # type: ignore[no-untyped-def]
+    summary = cli(str(CORPUS), "--format", "json", "-q").json()["summary"]
+    assert summary["registry_rows"] == 22
+    assert summary["agents"] == 33
+
+
+def test_corpus_output_is_deterministic(cli) -> None:  # type: ignore[no-untyped-def]
+    first = cli(str(CORPUS), "-q").out
+    assert first == cli(str(CORPUS), "-q").out
+    assert cli(str(CORPUS), "--format", "json", "-q").out == cli(
+        str(CORPUS), "--format", "json", "-q"
+    ).out

@@ -1,0 +1,35 @@
+"""Generated documentation cannot drift from the rule metadata it is generated from."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from drift_check.docs import generate
+from drift_check.rules import ALL_RULES
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_generated_docs_are_current() -> None:
+    stale = [
+        str(path.relative_to(ROOT))
+        for path, content in generate(ROOT).items()
+        if not path.exists() or path.read_text(encoding="utf-8") != content
+    ]
+    assert not stale, f"run `python -m drift_check.docs`; stale: {stale}"
+
+
+def test_no_rule_page_without_a_rule() -> None:
+    pages = {p.stem for p in (ROOT / "docs" / "rules").glob("*.md")}
+    assert pages == {r.code for r in ALL_RULES}
+
+
+def test_rule_metadata_is_complete() -> None:
+    names = set()
+    for r in ALL_RULES:
+        assert r.code.startswith("DC") and len(r.code) == 5
+        assert r.name == r.name.lower() and " " not in r.name
+        assert r.severity in ("error", "warning", "info")
+        assert r.summary.endswith(".") and r.explanation and r.failing and r.passing
+        names.add(r.name)
+    assert len(names) == len(ALL_RULES)
