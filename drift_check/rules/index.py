@@ -61,27 +61,27 @@ class Index:
     def case_only_consumer(self, facts: Facts, marker: str, producer: str) -> Position | None:
         """The first case-insensitive match of `marker` outside the excluded files."""
         excluded = self._excluded(facts, marker, producer)
-        ascii_marker = marker.isascii()
+        folded_marker = marker.lower().encode() if marker.isascii() else None
         for path, consumer in sorted(facts.consumers.items()):
             if path in excluded:
                 continue
             if consumer.literals is not None:
                 pos = consumer.find_casefold(marker)
-            elif ascii_marker:
-                pos = self._find_ascii_casefold(consumer, marker)
+            elif folded_marker is not None:
+                pos = self._find_ascii_casefold(consumer, folded_marker)
             else:
                 pos = consumer.find_casefold(marker)
             if pos is not None:
                 return pos
         return None
 
-    def _find_ascii_casefold(self, consumer: Consumer, marker: str) -> Position | None:
+    def _find_ascii_casefold(self, consumer: Consumer, folded_marker: bytes) -> Position | None:
         # bytes.lower() folds ASCII only, which is all an ASCII marker can match, and costs a
         # fraction of str.lower() on non-ASCII text.
         folded = self._folded.get(consumer.path)
         if folded is None:
             folded = self._folded[consumer.path] = consumer.source.text.encode().lower()
-        i = folded.find(marker.lower().encode())
+        i = folded.find(folded_marker)
         if i < 0:
             return None
         line_start = folded.rfind(b"\n", 0, i) + 1

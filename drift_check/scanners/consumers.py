@@ -10,9 +10,12 @@ from drift_check.facts import Consumer, InputProblem, Position, QuotedMarker, So
 from drift_check.scanners.files import Repo
 from drift_check.scanners.markdown import scan
 
-_QUOTED = re.compile(r"""[`'"]## ([^`'"\n]+)[`'"]""")
+# `## TOKEN` between backticks or quotes. The pattern starts at the `## ` literal, which the
+# regex engine finds fast; the opening quote is checked by hand.
+_QUOTED = re.compile(r"""## ([^`'"\n]+)[`'"]""")
 _DISPATCH = re.compile(r"""subagent_type\s*[=:]\s*["']?([\w.-]+)""")
 _STEP = re.compile(r"<step\b")
+_QUOTES = frozenset("`'\"")
 
 
 def quoted_markers(source: Source, agents: set[str], surface: bool) -> list[QuotedMarker]:
@@ -23,7 +26,7 @@ def quoted_markers(source: Source, agents: set[str], surface: bool) -> list[Quot
     as matches on that agent's return; otherwise the agent is unknown (None).
     """
     text = source.text
-    quotes = list(_QUOTED.finditer(text))
+    quotes = [m for m in _QUOTED.finditer(text) if text[m.start() - 1 : m.start()] in _QUOTES]
     if not quotes:
         return []
     dispatches = [(m.start(), m.group(1)) for m in _DISPATCH.finditer(text) if m.group(1) in agents]
@@ -50,7 +53,7 @@ def quoted_markers(source: Source, agents: set[str], surface: bool) -> list[Quot
             block_line = line + text.count("\n", last, blank + 2)
         line += text.count("\n", last, start)
         last = start
-        column = start - text.rfind("\n", 0, start) + 1
+        column = start - text.rfind("\n", 0, start)
         position = Position(source.path, line, column)
         out.append(QuotedMarker(m.group(1).strip(), position, agent, surface, block_line))
     return out
