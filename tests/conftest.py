@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from ruamel.yaml import YAML
+from ruamel.yaml.constructor import SafeConstructor
 
 from drift_check.cli import main
 
@@ -16,14 +17,34 @@ SHARED = Path(__file__).resolve().parents[2] / "shared"
 CORPUS = SHARED / "corpora" / "gsd-build-bdcaab2"
 
 
+class Symlink(str):
+    """A fixture file that is a symbolic link to this target (YAML `!symlink target`)."""
+
+
+class _FixtureConstructor(SafeConstructor):
+    """The safe constructor plus `!symlink`; a subclass, so drift-check's own YAML loading
+    in the same process does not learn the tag."""
+
+
+_FixtureConstructor.add_constructor(
+    "!symlink", lambda loader, node: Symlink(loader.construct_scalar(node))
+)
+
+
 def load_yaml(path: Path) -> Any:
-    return YAML(typ="safe").load(path.read_text(encoding="utf-8"))
+    yaml = YAML(typ="safe")
+    yaml.Constructor = _FixtureConstructor
+    return yaml.load(path.read_text(encoding="utf-8"))
 
 
-def tree_files(base: str | None, files: dict[str, str | None] | None) -> dict[str, str]:
+def tree_files(
+    base: str | None, files: dict[str, str | bytes | None] | None
+) -> dict[str, str | bytes]:
     """The files of a fixture tree: a base tree from fixtures/trees with overrides
-    (a value of null deletes the base file)."""
-    out: dict[str, str] = dict(load_yaml(FIXTURES / "trees" / f"{base}.yaml")) if base else {}
+    (a value of null deletes the base file; see `write_tree` for bytes and links)."""
+    out: dict[str, str | bytes] = (
+        dict(load_yaml(FIXTURES / "trees" / f"{base}.yaml")) if base else {}
+    )
     for path, content in (files or {}).items():
         if content is None:
             out.pop(path, None)
@@ -32,11 +53,17 @@ def tree_files(base: str | None, files: dict[str, str | None] | None) -> dict[st
     return out
 
 
-def write_tree(root: Path, files: dict[str, str]) -> Path:
+def write_tree(root: Path, files: dict[str, str | bytes]) -> Path:
+    """Write text as UTF-8, bytes (YAML `!!binary`) as they are, and `!symlink` as a link."""
     for rel, content in files.items():
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(content, encoding="utf-8")
+        if isinstance(content, Symlink):
+            path.symlink_to(str(content))
+        elif isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
     return root
 
 

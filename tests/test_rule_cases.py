@@ -1,7 +1,26 @@
 """Every rule's cases, as data: tests/fixtures/rules/<CODE>.yaml.
 
 A case is a tree (a base tree plus the files that differ), and the positions
-(`path:line:col`) of the findings the rule must report there, no more and no fewer.
+(`path:line:col`) of the findings the rule must report there, no more and no fewer:
+
+    rule: DC101
+    cases:
+      - name: what this case shows
+        base: gsd              # optional: start from tests/fixtures/trees/gsd.yaml
+        files:                 # files to add or replace
+          path/in/tree.md: |   # text, written as UTF-8
+            content
+          gone.md: null        # null deletes a base file
+          logo.md: !!binary |  # base64 of raw bytes (binary, Latin-1, UTF-16 ...)
+            iVBORw0KGgo=
+          link.md: !symlink /etc/passwd   # a symbolic link to this target
+        expect:                # path:line:col of every finding of this rule; [] when clean
+          - gsd-core/references/agent-contracts.md:9:3
+        message_contains: ["a substring of some finding's message"]   # optional
+        xfail: "why"           # optional: a known bug; `expect` says what SHOULD be reported
+
+Lines and columns are 1-based; a column counts characters, not bytes. An `xfail` case is
+strict: it fails the suite once the bug is fixed, so that the marker gets removed.
 """
 
 from __future__ import annotations
@@ -21,7 +40,12 @@ def _cases() -> list[object]:
     for path in CASE_FILES:
         data = load_yaml(path)
         for case in data["cases"]:
-            out.append(pytest.param(data["rule"], case, id=f"{data['rule']}: {case['name']}"))
+            marks = (
+                [pytest.mark.xfail(reason=case["xfail"], strict=True)] if "xfail" in case else []
+            )
+            out.append(
+                pytest.param(data["rule"], case, id=f"{data['rule']}: {case['name']}", marks=marks)
+            )
     return out
 
 
@@ -31,7 +55,9 @@ def test_rule_case(code: str, case: dict, tmp_path: Path, cli) -> None:  # type:
     run = cli(str(tmp_path), "--format", "json", "--select", code, "-q")
     assert run.code in (0, 1), run.err
     found = sorted(
-        f"{f['path']}:{f['line']}:{f['column']}" for f in run.json()["findings"] if f["code"] == code
+        f"{f['path']}:{f['line']}:{f['column']}"
+        for f in run.json()["findings"]
+        if f["code"] == code
     )
     assert found == sorted(case["expect"] or [])
     assert run.code == (1 if found else 0)
