@@ -6,7 +6,7 @@ Every fact that a finding can point at carries a `Position` (1-based line and co
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 
@@ -176,6 +176,13 @@ class QuotedMarker(NamedTuple):
     block_line: int = 0  # first line of the paragraph or list the quote sits in
 
 
+class ReadGate(NamedTuple):
+    """An occurrence of the read-gate tag in a consumer: files sent to an agent to read."""
+
+    position: Position
+    dispatched_agent: str | None  # the agent the surrounding section dispatches to, if named
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class Facts:
     root: str
@@ -187,3 +194,5 @@ class Facts:
     problems: tuple[InputProblem, ...]
     settings: dict[str, Any]
     existing_paths: frozenset[str] = frozenset()
+    agent_names: frozenset[str] = frozenset()  # every agent file's stem, readable or not
+    read_gates: dict[str, tuple[ReadGate, ...]] = field(default_factory=dict)

@@ -127,19 +127,24 @@ def _matched_on(facts: Facts, agent: str, own: set[str]) -> set[str]:
     """,
 )
 def vestigial_marker(facts: Facts) -> Iterator[Hit]:
-    """An artifact+query or structured-return agent still emits a declared marker.
+    """An artifact+query or structured-return agent still emits a marker.
 
-    Its Kind says callers read an artifact or parse the return, not match a marker; a marker
-    left in the template invites a caller to match it. Remove the heading, or declare it
-    `(unconsumed: reason)` if it is kept on purpose.
+    A marker here is a heading some row declares, or an undeclared one that looks like a
+    marker (as in DC202). The Kind says callers read an artifact or parse the return, not
+    match a marker; a marker left in the template invites a caller to match it. Remove the
+    heading, or declare it `(unconsumed: reason)` if it is kept on purpose.
     """
     ix = index(facts)
+    ignored = set(facts.settings.get("non-agent-tokens", []))
     for row, agent in ix.checked_rows(facts):
         if row.kind not in NON_SENTINEL:
             continue
-        kept = {m.text for m in row.markers if m.unconsumed}
+        kept = {m.text for m in row.markers if m.unconsumed} | ignored
+        matched = _matched_on(facts, agent.name, set(row.all_marker_texts))
         for text, e in _first_emissions(agent).items():
-            if text in ix.declared and text not in kept:
+            if text in kept:
+                continue
+            if text in ix.declared or ix.marker_shaped(text) or text in matched:
                 yield Hit(
                     e.position,
                     f"`{agent.name}` is {row.kind} but still emits `## {text}`{_where(e)};"

@@ -125,7 +125,8 @@ def invalid_frontmatter(facts: Facts) -> Iterator[Hit]:
     """,
 )
 def unterminated_fence(facts: Facts) -> Iterator[Hit]:
-    """A code fence in an agent file is opened and never closed.
+    """A code fence in an agent file, or in a reference document it includes, is opened and
+    never closed.
 
     Everything after the opener counts as fenced, so prose headings look like emitted
     markers and real return templates cannot be told apart. Close the fence with a run of

@@ -33,7 +33,10 @@ def legacy_read_tag(facts: Facts) -> Iterator[Hit]:
             pos = consumer.find(tag)
             if pos is None:
                 continue
-            count = consumer.source.text.count(tag)
+            if consumer.literals is None:
+                count = consumer.source.text.count(tag)
+            else:
+                count = sum(lit.value.count(tag) for lit in consumer.literals)
             more = f" ({count - 1} more in this file)" if count > 1 else ""
             yield Hit(
                 pos,
@@ -56,7 +59,8 @@ def read_gate_missing(facts: Facts) -> Iterator[Hit]:
     """A consumer sends the read-gate tag to an agent whose instructions never mention it.
 
     The spawner lists files the agent must read, but nothing tells the agent to read them.
-    Add the gate clause to the agent (or a reference it includes).
+    Where the section holding the tag dispatches to another agent (`subagent_type=...`), the
+    tag is not this agent's. Add the gate clause to the agent (or a reference it includes).
     """
     gate = facts.settings.get("read-gate-tag", "")
     if not gate:
@@ -65,11 +69,14 @@ def read_gate_missing(facts: Facts) -> Iterator[Hit]:
         if agent.mentions(gate):
             continue
         for cited in row.consumed_by:
-            consumer = facts.consumers.get(cited.path)
-            pos = consumer.find(gate) if consumer is not None else None
-            if pos is not None:
+            sent = [
+                g
+                for g in facts.read_gates.get(cited.path, ())
+                if g.dispatched_agent in (None, row.agent)
+            ]
+            if sent:
                 yield Hit(
-                    pos,
+                    sent[0].position,
                     f"sends `{gate}` to `{row.agent}`, but {agent.path} never mentions it;"
                     " add the read-gate clause to the agent",
                     agent=row.agent,

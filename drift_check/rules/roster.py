@@ -57,7 +57,7 @@ def row_without_agent_file(facts: Facts) -> Iterator[Hit]:
     """
     agents_glob = ", ".join(facts.settings.get("agents", []))
     for row in index(facts).rows:
-        if row.agent not in facts.agents:
+        if row.agent not in facts.agent_names:
             yield Hit(
                 row.position,
                 f"registry row for `{row.agent}` but no agent file `{row.agent}.md` matches"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from drift_check.config import Config
-from drift_check.facts import Agent, Facts, InputProblem, Position
+from drift_check.facts import Agent, Facts, InputProblem, Position, ReadGate
 from drift_check.scanners.agents import HeadingCache, scan_agent
 from drift_check.scanners.consumers import scan_consumers, settings_globs
 from drift_check.scanners.files import DEFAULT_MAX_BYTES, Repo, matches
@@ -54,9 +54,18 @@ def build_facts(config: Config) -> Facts:
                 if repo.exists(cited.path):
                     (python if cited.path.endswith(".py") else markdown).add(cited.path)
     dispatch = set(repo.glob(globs("dispatch-surfaces")))
-    consumers, quoted = scan_consumers(
-        repo, sorted(markdown), sorted(python), dispatch, set(agents), problems
+    consumers, quoted, gates = scan_consumers(
+        repo,
+        sorted(markdown),
+        sorted(python),
+        dispatch,
+        set(agents),
+        settings.get("read-gate-tag", ""),
+        problems,
     )
+    gates_by_path: dict[str, list[ReadGate]] = {}
+    for gate in gates:
+        gates_by_path.setdefault(gate.position.path, []).append(gate)
     problems.extend(repo.problems)
     return Facts(
         root=config.root,
@@ -68,4 +77,6 @@ def build_facts(config: Config) -> Facts:
         problems=tuple(problems),
         settings={**settings, "core": core, "registry-path": registry_path},
         existing_paths=frozenset(repo.files()),
+        agent_names=frozenset(p.rsplit("/", 1)[-1][: -len(".md")] for p in agent_paths),
+        read_gates={path: tuple(g) for path, g in gates_by_path.items()},
     )

@@ -152,7 +152,7 @@ def _fenced(
     if open_fence is not None:
         problems.append(
             InputProblem(
-                Position(source.path, open_fence.open_line, 1),
+                Position(source.path, open_fence.open_line, open_fence.column),
                 "fence",
                 f"code fence opened here is never closed; headings after line"
                 f" {open_fence.open_line} cannot be told apart from emitted markers."

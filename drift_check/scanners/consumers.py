@@ -3,10 +3,20 @@ and the `## TOKEN`s that workflows and commands quote as match instructions."""
 
 from __future__ import annotations
 
+import ast
+import bisect
 import re
 from typing import Any
 
-from drift_check.facts import Consumer, InputProblem, Position, QuotedMarker, Source, StringLiteral
+from drift_check.facts import (
+    Consumer,
+    InputProblem,
+    Position,
+    QuotedMarker,
+    ReadGate,
+    Source,
+    StringLiteral,
+)
 from drift_check.scanners.files import Repo
 from drift_check.scanners.markdown import scan
 
@@ -18,36 +28,44 @@ _STEP = re.compile(r"<step\b")
 _QUOTES = frozenset("`'\"")
 
 
-def quoted_markers(source: Source, agents: set[str], surface: bool) -> list[QuotedMarker]:
-    """`## TOKEN` quotes, each with the agent its section dispatches to.
+class Sections:
+    """Which agent each part of a workflow dispatches to.
 
-    A section runs from one level-1/2 heading or `<step>` to the next. When the section
-    dispatches (`subagent_type=...`) to exactly one known agent, the quotes in it are taken
-    as matches on that agent's return; otherwise the agent is unknown (None).
+    A section runs from one level-1/2 heading or `<step>` to the next. When a section
+    dispatches (`subagent_type=...`) to exactly one known agent, text in it is about that
+    agent's return; otherwise the agent is unknown (None).
     """
+
+    def __init__(self, text: str, agents: set[str]) -> None:
+        found = [(m.start(), m.group(1)) for m in _DISPATCH.finditer(text)]
+        self.dispatches = [(off, a) for off, a in found if a in agents]
+        bounds = [0]
+        if self.dispatches:  # sections matter only to attribute a dispatch
+            bounds.extend(h.offset for h in scan(text, max_level=2).headings if not h.in_fence)
+            bounds.extend(m.start() for m in _STEP.finditer(text))
+            bounds.sort()
+        bounds.append(len(text) + 1)
+        self.bounds = bounds
+
+    def agent_at(self, offset: int) -> str | None:
+        if not self.dispatches:
+            return None
+        i = bisect.bisect_right(self.bounds, offset) - 1
+        lo, hi = self.bounds[i], self.bounds[i + 1]
+        named = {a for off, a in self.dispatches if lo <= off < hi}
+        return next(iter(named)) if len(named) == 1 else None
+
+
+def quoted_markers(source: Source, sections: Sections, surface: bool) -> list[QuotedMarker]:
+    """`## TOKEN` quotes, each with the agent its section dispatches to (see `Sections`)."""
     text = source.text
     quotes = [m for m in _QUOTED.finditer(text) if text[m.start() - 1 : m.start()] in _QUOTES]
-    if not quotes:
-        return []
-    dispatches = [(m.start(), m.group(1)) for m in _DISPATCH.finditer(text) if m.group(1) in agents]
-    bounds = [0]
-    if dispatches:  # sections matter only to attribute a dispatch
-        bounds.extend(h.offset for h in scan(text, max_level=2).headings if not h.in_fence)
-        bounds.extend(m.start() for m in _STEP.finditer(text))
-        bounds.sort()
-    bounds.append(len(text) + 1)
     out: list[QuotedMarker] = []
-    section = 0
     line = 1
     last = 0
     block_line = 1
     for m in quotes:
         start = m.start()
-        while bounds[section + 1] <= start:
-            section += 1
-        lo, hi = bounds[section], bounds[section + 1]
-        named = {a for off, a in dispatches if lo <= off < hi}
-        agent = next(iter(named)) if len(named) == 1 else None
         blank = text.rfind("\n\n", last, start)
         if blank >= 0:
             block_line = line + text.count("\n", last, blank + 2)
@@ -55,7 +73,19 @@ def quoted_markers(source: Source, agents: set[str], surface: bool) -> list[Quot
         last = start
         column = start - text.rfind("\n", 0, start)
         position = Position(source.path, line, column)
+        agent = sections.agent_at(start)
         out.append(QuotedMarker(m.group(1).strip(), position, agent, surface, block_line))
+    return out
+
+
+def read_gates(source: Source, sections: Sections, tag: str) -> list[ReadGate]:
+    """Every occurrence of the read-gate tag, with the agent its section dispatches to."""
+    out = []
+    text = source.text
+    i = text.find(tag)
+    while i >= 0:
+        out.append(ReadGate(source.position(i), sections.agent_at(i)))
+        i = text.find(tag, i + len(tag))
     return out
 
 
@@ -67,9 +97,16 @@ def python_literals(source: Source, problems: list[InputProblem]) -> tuple[Strin
     try:
         module = cst.parse_module(source.text)
     except cst.ParserSyntaxError as exc:
+        line, column = exc.raw_line, exc.raw_column + 1
+        try:  # libcst's position can be a line late; the compiler's parser is exact
+            compile(source.text, source.path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+        except SyntaxError as precise:
+            line, column = precise.lineno or line, precise.offset or column
+        except (ValueError, RecursionError, MemoryError):
+            pass
         problems.append(
             InputProblem(
-                Position(source.path, exc.raw_line, exc.raw_column + 1),
+                Position(source.path, line, column),
                 "unreadable",
                 "Python file does not parse; its string literals are not checked",
             )
@@ -111,24 +148,31 @@ def scan_consumers(
     python_paths: list[str],
     dispatch_paths: set[str],
     agents: set[str],
+    gate_tag: str,
     problems: list[InputProblem],
-) -> tuple[dict[str, Consumer], list[QuotedMarker]]:
+) -> tuple[dict[str, Consumer], list[QuotedMarker], list[ReadGate]]:
     consumers: dict[str, Consumer] = {}
     quoted: list[QuotedMarker] = []
+    gates: list[ReadGate] = []
     for path in markdown_paths:
         source = repo.read(path)
         if source is None:
             continue
         surface = path in dispatch_paths
         consumers[path] = Consumer(source, None, surface)
-        if surface:
-            quoted.extend(quoted_markers(source, agents, surface))
+        has_gate = bool(gate_tag) and gate_tag in source.text
+        if surface or has_gate:
+            sections = Sections(source.text, agents)
+            if surface:
+                quoted.extend(quoted_markers(source, sections, surface))
+            if has_gate:
+                gates.extend(read_gates(source, sections, gate_tag))
     for path in python_paths:
         source = repo.read(path)
         if source is None:
             continue
         consumers[path] = Consumer(source, python_literals(source, problems), False)
-    return consumers, quoted
+    return consumers, quoted, gates
 
 
 def settings_globs(settings: dict[str, Any], key: str, core: str) -> list[str]:

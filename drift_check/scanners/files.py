@@ -59,6 +59,8 @@ class Repo:
         self._files: list[str] | None = None
         self._file_set: frozenset[str] | None = None
         self._links: set[str] = set()  # in-root symlinks to files, re-checked when read
+        self._outside_links: list[str] = []
+        self._reported: set[str] = set()
 
     def files(self) -> list[str]:
         """Every regular file (or in-root symlink to one) as a sorted repository path."""
@@ -81,7 +83,7 @@ class Repo:
             try:
                 if entry.is_symlink():
                     if not self._inside(os.path.realpath(entry.path)):
-                        self._problem(rel, "symlink points outside the repository; not read")
+                        self._outside_links.append(rel)  # reported if a scan wants it
                         continue
                     if entry.is_dir():
                         continue  # in-root directory links would be walked twice or loop
@@ -100,8 +102,15 @@ class Repo:
         return path in self._file_set
 
     def glob(self, globs: Iterable[str]) -> list[str]:
+        """Files matching any of `globs`; a matching symlink that leaves the root is
+        reported (once) instead of returned."""
         pats = [glob_pattern(g) for g in globs]
-        return [f for f in self.files() if any(p.match(f) for p in pats)]
+        found = [f for f in self.files() if any(p.match(f) for p in pats)]
+        for link in self._outside_links:
+            if any(p.match(link) for p in pats) and link not in self._reported:
+                self._reported.add(link)
+                self._problem(link, "symlink points outside the repository; not read")
+        return found
 
     def resolve(self, path: str) -> str | None:
         """Normalise a repository-relative path; None if it leaves the root."""
@@ -148,8 +157,9 @@ class Repo:
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
+            line_start = data.rfind(b"\n", 0, exc.start) + 1
             line = data.count(b"\n", 0, exc.start) + 1
-            col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+            col = len(data[line_start : exc.start].decode("utf-8", "replace")) + 1
             self.problems.append(
                 InputProblem(
                     Position(path, line, col),

@@ -77,6 +77,14 @@ def simple_yaml(body: str) -> dict[str, Any] | None:
     return data
 
 
+def _hint(problem: str) -> str:
+    if "mapping values" in problem:
+        return "quote the value: it contains `: `"
+    if "duplicate key" in problem:
+        return "remove or rename the repeated key"
+    return "fix the YAML at this position"
+
+
 def read_frontmatter(source: Source) -> Frontmatter:
     """The YAML mapping between the leading `---` lines, the line of each top-level key,
     and a problem if it is not valid YAML (at the exact line and column of the error)."""
@@ -106,7 +114,7 @@ def read_frontmatter(source: Source) -> Frontmatter:
         problem = InputProblem(
             Position(source.path, exc.line + 1, exc.column),
             "frontmatter",
-            f"frontmatter is not valid YAML: {exc.message}; quote values that contain `: `",
+            f"frontmatter is not valid YAML: {exc.message}; {_hint(exc.message)}",
         )
         return Frontmatter(None, key_lines, problem)
     if loaded is None:

@@ -43,6 +43,7 @@ class FenceSpan(NamedTuple):
     char: str
     length: int
     indent: int
+    column: int  # of the opening run
 
 
 class MarkdownScan(NamedTuple):
@@ -73,7 +74,7 @@ def scan(text: str, max_level: int = 6) -> MarkdownScan:
     """Fences and headings (up to `max_level`) of `text`, lines separated by `\\n`."""
     headings: list[HeadingLine] = []
     fences: list[FenceSpan] = []
-    fence_line = fence_len = fence_indent = 0
+    fence_line = fence_len = fence_indent = fence_column = 0
     fence_char = ""  # empty while no fence is open
     text = "\n" + text
     count = text.count
@@ -90,9 +91,12 @@ def scan(text: str, max_level: int = 6) -> MarkdownScan:
             if not fence_char:
                 if char == "`" and "`" in rest:
                     continue  # an inline code span, not a fence opener
-                fence_line, fence_char, fence_len, fence_indent = line, char, len(run), indent
+                fence_line, fence_char, fence_len = line, char, len(run)
+                fence_indent, fence_column = indent, len(ws) + 1
             elif char == fence_char and len(run) >= fence_len and not rest.strip(" \t"):
-                fences.append(FenceSpan(fence_line, line, fence_char, fence_len, fence_indent))
+                fences.append(
+                    FenceSpan(fence_line, line, fence_char, fence_len, fence_indent, fence_column)
+                )
                 fence_char = ""
             continue
         # Inside a fence the opener's indentation is removed first (CommonMark).
@@ -104,5 +108,7 @@ def scan(text: str, max_level: int = 6) -> MarkdownScan:
                 HeadingLine(line, len(ws) + 1, len(run), title, bool(fence_char), start)
             )
     if fence_char:
-        fences.append(FenceSpan(fence_line, None, fence_char, fence_len, fence_indent))
+        fences.append(
+            FenceSpan(fence_line, None, fence_char, fence_len, fence_indent, fence_column)
+        )
     return MarkdownScan(tuple(headings), tuple(fences))

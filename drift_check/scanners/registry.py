@@ -69,6 +69,8 @@ def split_outside(text: str, delimiter: str, start_column: int = 1) -> list[Cell
 def _cell(text: str, begin: int, end: int, start_column: int) -> Cell:
     raw = text[begin:end]
     stripped = raw.lstrip()
+    if not stripped:
+        return Cell("", start_column + begin)
     return Cell(stripped.rstrip(), start_column + begin + (len(raw) - len(stripped)))
 
 
@@ -145,7 +147,7 @@ def cited_paths(cell: Cell, path: str, line: int) -> list[CitedPath]:
             continue
         if ".." in token.split("/"):
             continue
-        out.append(CitedPath(token, Position(path, line, cell.column + start + 1)))
+        out.append(CitedPath(token, Position(path, line, cell.column + start)))  # at the backtick
     return out
 
 
@@ -179,6 +181,7 @@ def parse_registry(source: Source, heading: str) -> tuple[Registry | None, list[
             )
         )
         return None, problems
+    header_line = i + 1
     header = split_row(lines[i])
     columns = tuple(column_key(c.text) for c in header)
     i += 1
@@ -190,7 +193,7 @@ def parse_registry(source: Source, heading: str) -> tuple[Registry | None, list[
     if missing:
         problems.append(
             InputProblem(
-                Position(path, found.line + 1, 1),
+                Position(path, header_line, 1),
                 "registry-row",
                 f"registry header lacks the column(s) {', '.join(missing)}; expected Agent, Role,"
                 " Completion Markers and optionally Consumed by, Kind",
