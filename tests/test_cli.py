@@ -79,7 +79,10 @@ def test_select_and_ignore_by_code_and_prefix(cli) -> None:  # type: ignore[no-u
 def test_unknown_select_code_is_a_usage_error(cli) -> None:  # type: ignore[no-untyped-def]
     run = cli(str(EXAMPLES), "--select", "DC999")
     assert run.code == 2
-    assert run.err.strip() == "drift-check: unknown rule code or prefix 'DC999' (see `drift-check rules`)"
+    assert (
+        run.err.strip()
+        == "drift-check: unknown rule code or prefix 'DC999' (see `drift-check rules`)"
+    )
 
 
 def test_output_file(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
@@ -93,7 +96,9 @@ def test_output_file(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-de
 def test_rules_and_explain(cli) -> None:  # type: ignore[no-untyped-def]
     listing = cli("rules")
     assert listing.code == 0
-    assert any(line.startswith("DC301  marker-without-consumer") for line in listing.out.splitlines())
+    assert any(
+        line.startswith("DC301  marker-without-consumer") for line in listing.out.splitlines()
+    )
     explained = cli("explain", "DC301")
     assert explained.code == 0
     assert explained.out.startswith("DC301 marker-without-consumer (error")

@@ -21,7 +21,9 @@ pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared corpus no
 
 def _documented() -> tuple[set[tuple[str, str, int]], int]:
     text = REVIEW.read_text(encoding="utf-8")
-    reference = text.split("## The 53 reference findings", 1)[1].split("## What drift-check adds")[0]
+    reference = text.split("## The 53 reference findings", 1)[1].split("## What drift-check adds")[
+        0
+    ]
     rows = {(m[1], m[2], int(m[3])) for m in ROW.finditer(text)}
     return rows, len(ROW.findall(reference))
 
@@ -46,6 +48,7 @@ def test_corpus_registry_facts(cli) -> None:  # type: ignore[no-untyped-def]
 def test_corpus_output_is_deterministic(cli) -> None:  # type: ignore[no-untyped-def]
     first = cli(str(CORPUS), "-q").out
     assert first == cli(str(CORPUS), "-q").out
-    assert cli(str(CORPUS), "--format", "json", "-q").out == cli(
-        str(CORPUS), "--format", "json", "-q"
-    ).out
+    assert (
+        cli(str(CORPUS), "--format", "json", "-q").out
+        == cli(str(CORPUS), "--format", "json", "-q").out
+    )

@@ -34,7 +34,6 @@ def test_string_literals_with_their_positions() -> None:
 
 
 def test_consumer_matches_literals_only() -> None:
-    literals, _ = _literals(HOOK)
     problems: list[InputProblem] = []
     source = Source("hooks/route.py", HOOK)
     consumer = Consumer(source, python_literals(source, problems))
