@@ -344,29 +344,14 @@ def test_indented_opener_is_a_fence_by_design() -> None:
     assert got.unclosed is None
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="scanner closes a top-level fence on a closer indented 4+ spaces, which CommonMark"
-    " (and markdown-it) treat as content: the fence goes on to the next closer",
-)
 def test_closer_indented_four_spaces_does_not_close_top_level_fence() -> None:
     check_agrees("```\n## A\n    ```\n## B\n```\n")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="markdown-it strips Unicode whitespace (U+00A0) around heading text;"
-    " the scanner strips only spaces and tabs",
-)
 def test_heading_text_with_trailing_no_break_space() -> None:
     check_agrees("## PLAN COMPLETE\u00a0\n")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a fence opened on a list-item or block-quote line (`- ```markdown`, `> ````) is"
-    " not seen; its closer then opens a fence that swallows the rest of the file",
-)
 @pytest.mark.parametrize(
     "text",
     [

@@ -148,11 +148,6 @@ def test_unconsumed_applies_to_its_own_marker_only() -> None:
     assert [(m[0], m[3]) for m in got] == [("A", True), ("B", False)]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="an escaped `\\|` in a marker cell is a literal `|` in a GitHub table, but the"
-    " parser keeps the backslash in the marker text",
-)
 def test_escaped_pipe_in_marker_is_a_pipe() -> None:
     assert [m[0] for m in markers("`## PASS \\| FAIL`")] == ["PASS | FAIL"]
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from typing import Any
 
@@ -48,5 +49,10 @@ def as_dict(report: Report) -> dict[str, Any]:
     }
 
 
+# JSON leaves these raw with ensure_ascii=False; escaped, the output is safe on a terminal.
+_RAW = re.compile("[\x7f-\x9f\u2028\u2029]")
+
+
 def render(report: Report) -> str:
-    return json.dumps(as_dict(report), indent=2, ensure_ascii=False) + "\n"
+    text = json.dumps(as_dict(report), indent=2, ensure_ascii=False)
+    return _RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n"

@@ -16,7 +16,7 @@ def build_facts(config: Config) -> Facts:
     problems: list[InputProblem] = []
     registry_path = next((p for p in settings["registry"] if repo.exists(p)), None)
     registry = None
-    core = ""
+    core = _core_folder(repo, registry_path, settings["registry"])
     if registry_path is None:
         problems.append(
             InputProblem(
@@ -28,7 +28,6 @@ def build_facts(config: Config) -> Facts:
             )
         )
     else:
-        core = registry_path.split("/", 1)[0] if "/" in registry_path else ""
         source = repo.read(registry_path)
         if source is not None:
             registry, registry_problems = parse_registry(source, settings["registry-heading"])
@@ -80,3 +79,13 @@ def build_facts(config: Config) -> Facts:
         agent_names=frozenset(p.rsplit("/", 1)[-1][: -len(".md")] for p in agent_paths),
         read_gates={path: tuple(g) for path, g in gates_by_path.items()},
     )
+
+
+def _core_folder(repo: Repo, found: str | None, candidates: list[str]) -> str:
+    """`{core}`: the top folder of the registry file; without one, the first candidate's top
+    folder that exists, so its workflows are still checked."""
+    if found is not None:
+        return found.split("/", 1)[0] if "/" in found else ""
+    folders = [c.split("/", 1)[0] for c in candidates if "/" in c]
+    files = repo.files()
+    return next((f for f in folders if any(p.startswith(f + "/") for p in files)), "")

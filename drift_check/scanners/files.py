@@ -59,7 +59,7 @@ class Repo:
         self._files: list[str] | None = None
         self._file_set: frozenset[str] | None = None
         self._links: set[str] = set()  # in-root symlinks to files, re-checked when read
-        self._outside_links: list[str] = []
+        self._outside_links: list[tuple[str, bool]] = []
         self._reported: set[str] = set()
 
     def files(self) -> list[str]:
@@ -83,7 +83,8 @@ class Repo:
             try:
                 if entry.is_symlink():
                     if not self._inside(os.path.realpath(entry.path)):
-                        self._outside_links.append(rel)  # reported if a scan wants it
+                        # reported only if a scan wants it (or, for a folder, its files)
+                        self._outside_links.append((rel, entry.is_dir()))
                         continue
                     if entry.is_dir():
                         continue  # in-root directory links would be walked twice or loop
@@ -106,8 +107,10 @@ class Repo:
         reported (once) instead of returned."""
         pats = [glob_pattern(g) for g in globs]
         found = [f for f in self.files() if any(p.match(f) for p in pats)]
-        for link in self._outside_links:
-            if any(p.match(link) for p in pats) and link not in self._reported:
+        for link, is_dir in self._outside_links:
+            probes = [f"{link}/x.md", f"{link}/x/x.md", f"{link}/x.py"] if is_dir else [link]
+            wanted = any(p.match(probe) for p in pats for probe in probes)
+            if wanted and link not in self._reported:
                 self._reported.add(link)
                 self._problem(link, "symlink points outside the repository; not read")
         return found

@@ -20,7 +20,9 @@ _KEY_LINE = re.compile(r"^([A-Za-z0-9_-]+)[ \t]*:", re.M)
 # A plain scalar that YAML's core schema keeps as a string: no indicator first, no `: `
 # or ` #` inside, nothing a number, boolean or null could start with.
 _PLAIN = re.compile(r"[A-Za-z_/(][^\t]*")
-_NOT_PLAIN = re.compile(r": |:$| #|\t")
+_NOT_PLAIN = re.compile(r": |:$| #")
+# Characters a strict parser rejects or reads as line breaks: leave those to it.
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff]")
 _QUOTED = re.compile(r'"([^"\\\t]*)"|\'([^\'\t]*)\'')
 _NON_STRING = re.compile(
     r"(?:null|Null|NULL|true|True|TRUE|false|False|FALSE|\.inf|\.Inf|\.INF|\.nan|\.NaN|\.NAN)\Z"
@@ -35,6 +37,8 @@ class Frontmatter(NamedTuple):
 
 def _scalar(value: str) -> str | None:
     """The string a plain or simply quoted scalar stands for; None if it needs a parser."""
+    if _UNSAFE.search(value):
+        return None
     quoted = _QUOTED.fullmatch(value)
     if quoted:
         return quoted.group(1) if quoted.group(1) is not None else quoted.group(2)
@@ -59,8 +63,10 @@ def simple_yaml(body: str) -> dict[str, Any] | None:
             data[list_key].append(item)
             continue
         key, sep, value = line.partition(":")
-        if not sep or not _KEY.fullmatch(key) or key in data:
+        if not sep or not _KEY.fullmatch(key) or key in data or _NON_STRING.match(key):
             return None
+        if len(key) > 1024:
+            return None  # YAML limits implicit keys to 1024 characters
         list_key = None
         if not value:
             data[key] = []

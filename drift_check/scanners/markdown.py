@@ -5,9 +5,12 @@ headings sit inside which fenced blocks, and which fence is left open) come from
 that start with a fence run or a `#`. `tests/test_markdown_property.py` checks that this scan
 agrees with markdown-it-py on generated documents.
 
-One deliberate difference: an indented fence opener is still a fence (agent prompts nest
-return templates in list items, where CommonMark would also see a fence), so indentation is
-not limited to three spaces as it is for a fence at the top level of a document.
+Containers are followed as far as fences need them: a fence may open on a list-item or
+block-quote line (`- ```markdown`, `> ````), and its closer counts only if it is indented
+less than four columns past the opener. One deliberate difference: an indented fence opener
+is still a fence (agent prompts nest return templates in list items, where CommonMark would
+also see a fence), so indentation is not limited to three spaces as it is for a fence at the
+top level of a document.
 """
 
 from __future__ import annotations
@@ -17,14 +20,19 @@ from functools import lru_cache
 from typing import NamedTuple
 
 
-# Lines that can matter: a fence run or a heading, after any indentation. The leading
-# newline is a literal prefix the regex engine searches for quickly; `scan` prepends one.
+# Lines that can matter: a fence run or a heading, after any indentation and any list-item
+# or block-quote markers. The leading newline is a literal prefix the regex engine searches
+# for quickly; `scan` prepends one.
 @lru_cache(maxsize=6)
 def _candidates(max_level: int) -> re.Pattern[str]:
     hashes = "#{1,%d}" % max_level  # noqa: UP031 (braces would need escaping in a format)
-    return re.compile(r"\n([ \t]*)(`{3,}|~{3,}|" + hashes + r"(?=[ \t\n]|\Z))([^\n]*)")
+    return re.compile(
+        r"\n((?:[ \t]{0,3}(?:[-*+]|\d{1,9}[.)])[ \t]+|[ \t]{0,3}>[ \t]?)*)([ \t]*)"
+        r"(`{3,}|~{3,}|" + hashes + r"(?=[ \t\n]|\Z))([^\n]*)"
+    )
 
 
+_CONTAINER_MARK = re.compile(r"[^ \t]")
 _CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
 
 
@@ -66,8 +74,8 @@ def _indent_width(ws: str) -> int:
 
 def heading_text(rest: str) -> str:
     """The content of an ATX heading from the text after its `#` run."""
-    text = rest.strip(" \t")
-    return _CLOSING_HASHES.sub("", text).strip(" \t") if text.endswith("#") else text
+    text = rest.strip()
+    return _CLOSING_HASHES.sub("", text).strip() if text.endswith("#") else text
 
 
 def scan(text: str, max_level: int = 6) -> MarkdownScan:
@@ -76,6 +84,7 @@ def scan(text: str, max_level: int = 6) -> MarkdownScan:
     fences: list[FenceSpan] = []
     fence_line = fence_len = fence_indent = fence_column = 0
     fence_char = ""  # empty while no fence is open
+    fence_quoted = False  # the open fence sits in a block quote
     text = "\n" + text
     count = text.count
     last = 0
@@ -84,31 +93,45 @@ def scan(text: str, max_level: int = 6) -> MarkdownScan:
         start = m.start()  # the newline before the line: the line's offset in the real text
         line += count("\n", last, start + 1)
         last = start + 1
-        ws, run, rest = m.groups()
-        indent = _indent_width(ws) if ws else 0
+        container, ws, run, rest = m.groups()
+        if container:
+            if fence_char and (not fence_quoted or _has_list_marker(container)):
+                continue  # inside a fence a list marker or a `>` is just text
+            indent = _indent_width(_CONTAINER_MARK.sub(" ", container) + ws)
+        else:
+            indent = _indent_width(ws) if ws else 0
+        column = len(container) + len(ws) + 1
         char = run[0]
         if char != "#":
             if not fence_char:
                 if char == "`" and "`" in rest:
                     continue  # an inline code span, not a fence opener
                 fence_line, fence_char, fence_len = line, char, len(run)
-                fence_indent, fence_column = indent, len(ws) + 1
-            elif char == fence_char and len(run) >= fence_len and not rest.strip(" \t"):
+                fence_indent, fence_column = indent, column
+                fence_quoted = ">" in container
+            elif (
+                char == fence_char
+                and len(run) >= fence_len
+                and indent - fence_indent < 4
+                and not rest.strip(" \t")
+            ):
                 fences.append(
                     FenceSpan(fence_line, line, fence_char, fence_len, fence_indent, fence_column)
                 )
                 fence_char = ""
             continue
         # Inside a fence the opener's indentation is removed first (CommonMark).
-        if indent - fence_indent >= 4 if fence_char else indent >= 4:
+        if indent - fence_indent >= 4 if fence_char else indent >= 4 and not container:
             continue
         title = heading_text(rest)
         if title:
-            headings.append(
-                HeadingLine(line, len(ws) + 1, len(run), title, bool(fence_char), start)
-            )
+            headings.append(HeadingLine(line, column, len(run), title, bool(fence_char), start))
     if fence_char:
         fences.append(
             FenceSpan(fence_line, None, fence_char, fence_len, fence_indent, fence_column)
         )
     return MarkdownScan(tuple(headings), tuple(fences))
+
+
+def _has_list_marker(container: str) -> bool:
+    return any(c not in " \t>" for c in container)

@@ -110,7 +110,7 @@ def parse_marker_cell(cell: Cell, path: str, line: int) -> list[DeclaredMarker]:
                         annotation = text[i + 1 : -1].strip()
                         text = text[:i].rstrip()
                         break
-        marker = text.replace("`", "").strip()
+        marker = text.replace("`", "").replace("\\|", "|").strip()
         marker = _LEADING_HASHES.sub("", marker, count=1).strip()
         if not marker or marker.lower() == NO_MARKER:
             continue
@@ -142,6 +142,7 @@ def cited_paths(cell: Cell, path: str, line: int) -> list[CitedPath]:
         if end < 0:
             break
         token = text[start + 1 : end].strip()
+        token = token.removeprefix("./")
         i = end + 1
         if "*" in token or not _PATH_TOKEN.fullmatch(token):
             continue
