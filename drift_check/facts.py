@@ -154,17 +154,6 @@ class Consumer(NamedTuple):
                 return lit.position
         return None
 
-    def find_casefold(self, needle: str, lowered: str | None = None) -> Position | None:
-        """Case-insensitive find; `lowered` is this file's text lowered, if already known."""
-        low = needle.lower()
-        if self.literals is None:
-            i = (lowered if lowered is not None else self.source.text.lower()).find(low)
-            return None if i < 0 else self.source.position(i)
-        for lit in self.literals:
-            if low in lit.value.lower():
-                return lit.position
-        return None
-
 
 class QuotedMarker(NamedTuple):
     """A `## TOKEN` quoted in a consumer (in backticks or quotes): a match instruction."""

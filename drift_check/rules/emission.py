@@ -84,7 +84,7 @@ def emitted_marker_not_declared(facts: Facts) -> Iterator[Hit]:
     for row, agent in ix.checked_rows(facts):
         if row.kind in NON_SENTINEL:
             continue
-        matched = _matched_on(facts, agent.name, set(row.all_marker_texts))
+        matched = ix.matched_on(facts, agent.name, set(row.all_marker_texts))
         for text, e in _first_emissions(agent).items():
             if text in ignored or text.lower() in case_variants:
                 continue
@@ -96,23 +96,6 @@ def emitted_marker_not_declared(facts: Facts) -> Iterator[Hit]:
                     agent=agent.name,
                     marker=text,
                 )
-
-
-def _matched_on(facts: Facts, agent: str, own: set[str]) -> set[str]:
-    """Tokens a workflow or command matches on `agent`'s return: quoted in a section that
-    dispatches to it, or in the same paragraph or list as one of its declared markers."""
-    blocks: dict[tuple[str, int], list[str]] = {}
-    out: set[str] = set()
-    for q in facts.quoted_markers:
-        if not q.dispatch_surface:
-            continue
-        if q.dispatched_agent == agent:
-            out.add(q.text)
-        blocks.setdefault((q.position.path, q.block_line), []).append(q.text)
-    for texts in blocks.values():
-        if own.intersection(texts):
-            out.update(texts)
-    return out
 
 
 @rule(
@@ -140,7 +123,7 @@ def vestigial_marker(facts: Facts) -> Iterator[Hit]:
         if row.kind not in NON_SENTINEL:
             continue
         kept = {m.text for m in row.markers if m.unconsumed} | ignored
-        matched = _matched_on(facts, agent.name, set(row.all_marker_texts))
+        matched = ix.matched_on(facts, agent.name, set(row.all_marker_texts))
         for text, e in _first_emissions(agent).items():
             if text in kept:
                 continue

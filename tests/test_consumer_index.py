@@ -1,0 +1,51 @@
+"""The multi-pattern consumer search agrees with a plain search per marker and per file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from drift_check.config import load_config
+from drift_check.facts import Facts
+from drift_check.rules.index import _folded_search, _occurrences
+from drift_check.scanners import build_facts
+from tests.conftest import tree_files, write_tree
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+def _facts(tmp_path: Path) -> Facts:
+    files = tree_files("gsd", None)
+    files["gsd-core/workflows/extra.md"] = (
+        "Wait for `## plan complete` (wrong case), then ## PLANNING COMPLETE twice:\n"
+        "PLANNING COMPLETE. And ⚠ unicode before ## Plan Complete.\n"
+    )
+    files["hooks/more.py"] = 'X = "## PLAN COMPLETE"  # PLANNING BLOCKED in a comment\n'
+    return build_facts(load_config(str(write_tree(tmp_path, files))))
+
+
+def _markers(facts: Facts) -> list[str]:
+    assert facts.registry is not None
+    return sorted({m.text for row in facts.registry.rows for m in row.markers})
+
+
+def test_exact_pass_equals_a_find_per_file(tmp_path: Path) -> None:
+    for facts in (_facts(tmp_path), build_facts(load_config(str(EXAMPLES)))):
+        occurrences = _occurrences(facts, _markers(facts), fold=False)
+        for marker in _markers(facts):
+            expected = [
+                (path, facts.consumers[path].find(marker))
+                for path in sorted(facts.consumers)
+                if facts.consumers[path].find(marker) is not None
+            ]
+            got = [(c.path, pos) for c, pos in occurrences.get(marker, [])]
+            assert got == expected, marker
+
+
+def test_folded_pass_equals_the_per_file_search(tmp_path: Path) -> None:
+    facts = _facts(tmp_path)
+    occurrences = _occurrences(facts, _markers(facts), fold=True)
+    for marker in _markers(facts):
+        got = [(c.path, pos) for c, pos in occurrences.get(marker, [])]
+        assert got == [(c.path, pos) for c, pos in _folded_search(facts, marker, {})], marker
+    plan = [(c.path, pos.line, pos.column) for c, pos in occurrences["PLAN COMPLETE"]]
+    assert ("gsd-core/workflows/extra.md", 1, 14) in plan  # the `plan` of `## plan complete`
