@@ -67,11 +67,16 @@ class Index:
         else:
             # Few markers lack an exact consumer: a search per file is cheapest until the
             # queries add up, then one multi-pattern pass over all files is.
-            self._cache["queries"] = self._cache.get("queries", 0) + 1
-            if self._cache["queries"] * len(facts.consumers) > _SEARCHES_BEFORE_ONE_PASS:
+            queries = len(self._cache.get("searched", ())) + 1
+            if queries * len(facts.consumers) > _SEARCHES_BEFORE_ONE_PASS:
                 self._cache["folded"] = _occurrences(facts, list(self.declared), fold=True)
                 return self.case_only_consumer(facts, marker, producer)
-            found = _folded_search(facts, marker, self._cache.setdefault("bytes", {}))
+            searched: dict[str, list[tuple[Consumer, Position]]] = self._cache.setdefault(
+                "searched", {}
+            )
+            if marker not in searched:
+                searched[marker] = _folded_search(facts, marker, self._cache.setdefault("fold", {}))
+            found = searched[marker]
         for consumer, pos in found:
             if consumer.path not in excluded:
                 return pos

@@ -39,17 +39,20 @@ class Sections:
     def __init__(self, text: str, agents: set[str]) -> None:
         found = [(m.start(), m.group(1)) for m in _DISPATCH.finditer(text)]
         self.dispatches = [(off, a) for off, a in found if a in agents]
-        bounds = [0]
-        if self.dispatches:  # sections matter only to attribute a dispatch
-            bounds.extend(h.offset for h in scan(text, max_level=2).headings if not h.in_fence)
-            bounds.extend(m.start() for m in _STEP.finditer(text))
-            bounds.sort()
-        bounds.append(len(text) + 1)
-        self.bounds = bounds
+        self.text = text
+        self.bounds: list[int] = []  # computed on first use: only a dispatch needs them
 
     def agent_at(self, offset: int) -> str | None:
         if not self.dispatches:
             return None
+        if not self.bounds:
+            text = self.text
+            bounds = [0]
+            bounds.extend(h.offset for h in scan(text, max_level=2).headings if not h.in_fence)
+            bounds.extend(m.start() for m in _STEP.finditer(text))
+            bounds.sort()
+            bounds.append(len(text) + 1)
+            self.bounds = bounds
         i = bisect.bisect_right(self.bounds, offset) - 1
         lo, hi = self.bounds[i], self.bounds[i + 1]
         named = {a for off, a in self.dispatches if lo <= off < hi}
