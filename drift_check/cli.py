@@ -78,7 +78,8 @@ def check(
             fh.write(text)
     else:
         click.echo(text, nl=False)
-    return EXIT_FINDINGS if report.findings else EXIT_CLEAN
+    failing = any(f.severity != "info" for f in report.findings)  # info never fails a run
+    return EXIT_FINDINGS if failing else EXIT_CLEAN
 
 
 @click.command("rules")

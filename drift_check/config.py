@@ -23,7 +23,8 @@ def load_yaml_document(text: str) -> Any:
     return safe_load(text)
 
 
-PACK_ORDER = ("gsd", "contracts")  # detection order: the more specific layout first
+# detection order: the more specific layout first
+PACK_ORDER = ("gsd", "contracts", "gaia", "claude-code", "agent-skills")
 
 # setting name -> expected type ("str", "int", "list")
 SETTING_TYPES: dict[str, str] = {
@@ -44,6 +45,24 @@ SETTING_TYPES: dict[str, str] = {
     "read-gate-tag": "str",
     "write-tools": "list",
     "max-file-bytes": "int",
+    "skills": "list",
+    "skill-allowed-keys": "list",
+    "skill-name-max": "int",
+    "skill-description-max": "int",
+    "skill-compatibility-max": "int",
+    "skill-line-limit": "int",
+    "skill-injected-line-limit": "int?",
+    "skill-line-count": "str",
+    "skill-token-limit": "int?",
+    "chars-per-token": "int",
+    "sibling-docs": "list",
+    "agent-links": "bool",
+    "agent-required-keys": "list",
+    "agent-skills-prefix": "list",
+    "known-tools": "list",
+    "skill-matrix": "dict?",
+    "unassigned-phrases": "list",
+    "skill-tree-file": "str?",
 }
 CONFIG_KEYS = {"preset", "select", "ignore", "severity", *SETTING_TYPES}
 SEVERITIES = ("error", "warning", "info")
@@ -111,10 +130,12 @@ def load_pack(name_or_path: str, root: str, _seen: tuple[str, ...] = ()) -> Pack
         raise ConfigError(f"{path}: unknown key `{unknown[0]}` in rule pack")
     settings: dict[str, Any] = {}
     rules: tuple[str, ...] = ()
-    if "extends" in data:
-        parent = load_pack(str(data["extends"]), root, (*_seen, name_or_path))
+    parents = data.get("extends") or []
+    for parent_name in [parents] if isinstance(parents, str) else parents:
+        # several parents compose: later ones override earlier ones, rules add up
+        parent = load_pack(str(parent_name), root, (*_seen, name_or_path))
         settings.update(parent.settings)
-        rules = parent.rules
+        rules = (*rules, *(r for r in parent.rules if r not in rules))
     own = data.get("settings") or {}
     _check_settings(own, path, "settings.")
     settings.update(own)
@@ -135,12 +156,15 @@ def _check_settings(values: dict[str, Any], where: str, prefix: str = "") -> Non
         kind = SETTING_TYPES.get(key)
         if kind is None:
             raise ConfigError(f"{where}: unknown key `{prefix}{key}`")
-        ok = {
+        optional = kind.endswith("?")
+        kind = kind.rstrip("?")
+        ok = (optional and value is None) or {
             "str": isinstance(value, str),
             "int": isinstance(value, int) and not isinstance(value, bool),
             "bool": isinstance(value, bool),
             "list": (isinstance(value, list) and all(isinstance(v, str) for v in value))
             or (key == "registry" and isinstance(value, str)),
+            "dict": isinstance(value, dict),
         }[kind]
         if not ok:
             want = {
@@ -148,8 +172,9 @@ def _check_settings(values: dict[str, Any], where: str, prefix: str = "") -> Non
                 "int": "an integer",
                 "bool": "true or false",
                 "list": "a list of strings",
+                "dict": "a mapping",
             }[kind]
-            raise ConfigError(f"{where}: `{prefix}{key}` must be {want}")
+            raise ConfigError(f"{where}: `{prefix}{key}` must be {want}{' or null' * optional}")
 
 
 def find_user_config(root: str) -> tuple[str, dict[str, Any]] | None:
@@ -194,13 +219,38 @@ def _read_yaml_config(path: str) -> dict[str, Any]:
     return data
 
 
+def _probe(root: str, probe: Any) -> str | None:
+    """What a `detect` entry found, or None. An entry is a path or glob that must exist, a
+    list of entries that must all hold, or `{file, contains}` for a file holding a phrase."""
+    if isinstance(probe, list):
+        found = [_probe(root, p) for p in probe]
+        return " and ".join(f for f in found if f) if all(found) else None
+    if isinstance(probe, dict):
+        path = os.path.join(root, str(probe.get("file", "")))
+        try:
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                text = fh.read(1_000_000)
+        except OSError:
+            return None
+        phrase = str(probe.get("contains", ""))
+        return f"{probe['file']} ({phrase!r})" if phrase.lower() in text.lower() else None
+    probe = str(probe)
+    if "*" in probe:
+        import glob
+
+        hits = sorted(glob.glob(os.path.join(glob.escape(root), probe)))
+        return os.path.relpath(hits[0], root).replace(os.sep, "/") if hits else None
+    return probe if os.path.isfile(os.path.join(root, probe)) else None
+
+
 def detect(root: str) -> tuple[str, str] | None:
-    """The first pack whose layout is present, and the file that showed it."""
+    """The first pack whose layout is present, and what showed it."""
     for name in PACK_ORDER:
         pack = load_pack(name, root)
         for probe in pack.detect:
-            if os.path.isfile(os.path.join(root, probe)):
-                return name, probe
+            found = _probe(root, probe)
+            if found:
+                return name, found
     return None
 
 
@@ -231,9 +281,8 @@ def load_config(root: str, config_file: str | None = None) -> Config:
         detected = detect(root)
         if detected is None:
             raise ConfigError(
-                f"{root}: no known layout found (looked for "
-                + ", ".join(p for n in PACK_ORDER for p in load_pack(n, root).detect)
-                + "); set `preset` and `registry` in .drift-check.yaml"
+                f"{root}: no known layout found (no contracts registry, agents or skills"
+                " where the presets look); set `preset` in .drift-check.yaml"
             )
         preset = detected[0]
         reason = f"preset {preset!r} detected from {detected[1]}"

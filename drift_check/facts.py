@@ -92,6 +92,22 @@ class Emission(NamedTuple):
     via: str | None = None  # how the agent reaches that document (`@...` or ``Read `...` ``)
 
 
+class Named(NamedTuple):
+    """A name written somewhere: a `skills:` entry, a `tools:` entry, a matrix cell."""
+
+    name: str
+    position: Position
+
+
+class Link(NamedTuple):
+    """A relative Markdown link, or a mention of a sibling document (`reference.md`)."""
+
+    target: str  # as written, without the anchor
+    anchor: str | None
+    resolved: str | None  # the repository path it points at; None if it leaves the root
+    position: Position
+
+
 class Agent(NamedTuple):
     name: str
     path: str
@@ -101,6 +117,9 @@ class Agent(NamedTuple):
     emissions: tuple[Emission, ...]
     includes: tuple[Include, ...]
     texts: tuple[str, ...]  # the agent's text followed by its included documents' texts
+    skills: tuple[Named, ...] | None = None  # the frontmatter `skills:` list, if any
+    tool_names: tuple[Named, ...] = ()  # the `tools:` entries with their positions
+    links: tuple[Link, ...] = ()
 
     def emits(self, marker: str) -> bool:
         return any(e.text == marker for e in self.emissions)
@@ -165,6 +184,58 @@ class QuotedMarker(NamedTuple):
     block_line: int = 0  # first line of the paragraph or list the quote sits in
 
 
+class Skill(NamedTuple):
+    """A `skills/<name>/SKILL.md`: the name is its directory's."""
+
+    name: str
+    path: str
+    directory: str
+    has_frontmatter: bool
+    frontmatter: dict[str, Any] | None  # None when absent or invalid
+    frontmatter_lines: dict[str, int]
+    line_count: int  # counted as the pack says (`skill-line-count`)
+    token_estimate: int
+    links: tuple[Link, ...]  # relative links and sibling-document mentions
+
+
+class MatrixRow(NamedTuple):
+    agent: str
+    position: Position
+    frontmatter: tuple[Named, ...]  # the skills the row says the agent lists in frontmatter
+    on_demand: tuple[Named, ...]  # the skills the row says the agent loads on demand
+
+
+class SkillMatrix(NamedTuple):
+    """A table restating agents' frontmatter skills (Gaia's skill assignment matrix)."""
+
+    path: str
+    position: Position
+    rows: tuple[MatrixRow, ...]
+
+
+class UnassignedList(NamedTuple):
+    """A list introduced as naming skills that are in no agent's frontmatter."""
+
+    path: str
+    position: Position
+    items: tuple[Named, ...]
+
+
+class TreeEntry(NamedTuple):
+    path: str  # repository path the drawn entry stands for
+    is_dir: bool
+    position: Position
+
+
+class SkillTree(NamedTuple):
+    """A directory tree of the skills folder drawn in a README."""
+
+    path: str
+    root: str  # the folder the tree is drawn from, e.g. `skills`
+    position: Position
+    entries: tuple[TreeEntry, ...]
+
+
 class ReadGate(NamedTuple):
     """An occurrence of the read-gate tag in a consumer: files sent to an agent to read."""
 
@@ -185,3 +256,10 @@ class Facts:
     existing_paths: frozenset[str] = frozenset()
     agent_names: frozenset[str] = frozenset()  # every agent file's stem, readable or not
     read_gates: dict[str, tuple[ReadGate, ...]] = field(default_factory=dict)
+    skills: dict[str, Skill] = field(default_factory=dict)
+    skill_dirs: frozenset[str] = frozenset()  # every skill folder, readable SKILL.md or not
+    anchors: dict[str, frozenset[str]] = field(default_factory=dict)  # path -> heading slugs
+    matrix: SkillMatrix | None = None
+    unassigned: tuple[UnassignedList, ...] = ()
+    tree: SkillTree | None = None
+    mentions: dict[str, frozenset[str]] = field(default_factory=dict)  # skill -> files naming it

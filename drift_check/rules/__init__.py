@@ -5,11 +5,27 @@
 - `emission`    DC2xx  what agents emit against what their rows declare
 - `consumption` DC3xx  who consumes each marker; phantom and misdirected matches
 - `read_tags`   DC4xx  the read-tag handshake between spawners and agents
+- `skills`      DC5xx  SKILL.md frontmatter and line/token budgets
+- `agent_frontmatter` DC6xx  agents' required keys, name, skills and tools
+- `links`       DC7xx  links, anchors and sibling documents from skills and agents
+- `restated`    DC8xx  README tables, lists and trees that restate frontmatter and folders
+- `orphans`     DC9xx  information: skills nothing refers to
 """
 
 from __future__ import annotations
 
-from drift_check.rules import consumption, emission, inputs, read_tags, roster
+from drift_check.rules import (
+    agent_frontmatter,
+    consumption,
+    emission,
+    inputs,
+    links,
+    orphans,
+    read_tags,
+    restated,
+    roster,
+    skills,
+)
 from drift_check.rules.base import Finding, Hit, Rule, rule
 
 ALL_RULES: tuple[Rule, ...] = (
@@ -18,6 +34,11 @@ ALL_RULES: tuple[Rule, ...] = (
     *emission.RULES,
     *consumption.RULES,
     *read_tags.RULES,
+    *skills.RULES,
+    *agent_frontmatter.RULES,
+    *links.RULES,
+    *restated.RULES,
+    *orphans.RULES,
 )
 BY_CODE: dict[str, Rule] = {r.code: r for r in ALL_RULES}
 

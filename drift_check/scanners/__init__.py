@@ -2,12 +2,28 @@
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
 from drift_check.config import Config
-from drift_check.facts import Agent, Facts, InputProblem, Position, ReadGate
+from drift_check.facts import (
+    Agent,
+    Facts,
+    InputProblem,
+    Position,
+    ReadGate,
+    Skill,
+    SkillMatrix,
+    SkillTree,
+    UnassignedList,
+)
 from drift_check.scanners.agents import HeadingCache, scan_agent
 from drift_check.scanners.consumers import scan_consumers, settings_globs
 from drift_check.scanners.files import DEFAULT_MAX_BYTES, Repo, matches
+from drift_check.scanners.links import slugs
 from drift_check.scanners.registry import parse_registry
+from drift_check.scanners.restated import find_matrix, find_tree, find_unassigned
+from drift_check.scanners.skills import scan_skill
 
 
 def build_facts(config: Config) -> Facts:
@@ -17,7 +33,7 @@ def build_facts(config: Config) -> Facts:
     registry_path = next((p for p in settings["registry"] if repo.exists(p)), None)
     registry = None
     core = _core_folder(repo, registry_path, settings["registry"])
-    if registry_path is None:
+    if registry_path is None and settings["registry"]:
         problems.append(
             InputProblem(
                 Position(settings["registry"][0], 1, 1),
@@ -27,7 +43,7 @@ def build_facts(config: Config) -> Facts:
                 + "); create it or set `registry` in the config",
             )
         )
-    else:
+    elif registry_path is not None:
         source = repo.read(registry_path)
         if source is not None:
             registry, registry_problems = parse_registry(source, settings["registry-heading"])
@@ -65,6 +81,22 @@ def build_facts(config: Config) -> Facts:
     gates_by_path: dict[str, list[ReadGate]] = {}
     for gate in gates:
         gates_by_path.setdefault(gate.position.path, []).append(gate)
+    skill_paths = repo.glob(globs("skills"))
+    skills: dict[str, Skill] = {}
+    for path in skill_paths:
+        skill = scan_skill(path, repo, settings, problems)
+        if skill is not None:
+            skills.setdefault(skill.name, skill)
+    restated = _restated(repo, settings)
+    links = [link for a in agents.values() for link in a.links]
+    links += [link for s in skills.values() for link in s.links]
+    anchors: dict[str, frozenset[str]] = {}
+    for link in links:
+        target = link.resolved
+        if link.anchor and target and target.endswith(".md") and target not in anchors:
+            source = repo.read(target) if repo.exists(target) else None
+            if source is not None:
+                anchors[target] = slugs(source.text)
     problems.extend(repo.problems)
     return Facts(
         root=config.root,
@@ -78,6 +110,13 @@ def build_facts(config: Config) -> Facts:
         existing_paths=frozenset(repo.files()),
         agent_names=frozenset(p.rsplit("/", 1)[-1][: -len(".md")] for p in agent_paths),
         read_gates={path: tuple(g) for path, g in gates_by_path.items()},
+        skills=skills,
+        skill_dirs=frozenset(p.rsplit("/", 1)[0] for p in skill_paths),
+        anchors=anchors,
+        matrix=restated[0],
+        unassigned=restated[1],
+        tree=restated[2],
+        mentions=_mentions(repo, set(skills)) if skills else {},
     )
 
 
@@ -89,3 +128,47 @@ def _core_folder(repo: Repo, found: str | None, candidates: list[str]) -> str:
     folders = [c.split("/", 1)[0] for c in candidates if "/" in c]
     files = repo.files()
     return next((f for f in folders if any(p.startswith(f + "/") for p in files)), "")
+
+
+def _restated(
+    repo: Repo, settings: dict[str, Any]
+) -> tuple[SkillMatrix | None, tuple[UnassignedList, ...], SkillTree | None]:
+    """The skill matrix, the "not in any agent frontmatter" lists and the skills tree, from
+    the files the pack names."""
+    matrix = None
+    spec = settings.get("skill-matrix")
+    unassigned: list[UnassignedList] = []
+    files = {spec.get("file")} if spec else set()
+    if spec and repo.exists(str(spec.get("file"))):
+        source = repo.read(str(spec["file"]))
+        if source is not None:
+            matrix = find_matrix(source, spec)
+    phrases = settings.get("unassigned-phrases") or []
+    tree_file = settings.get("skill-tree-file")
+    tree = None
+    for path in sorted(f for f in files | {tree_file} if f and repo.exists(f)):
+        source = repo.read(path)
+        if source is None:
+            continue
+        if phrases:
+            unassigned.extend(find_unassigned(source, phrases))
+        if path == tree_file:
+            roots = {g.split("/", 1)[0] for g in settings.get("skills", []) if "/" in g}
+            for root in sorted(roots):
+                tree = tree or find_tree(source, root)
+    return matrix, tuple(unassigned), tree
+
+
+_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
+
+
+def _mentions(repo: Repo, names: set[str]) -> dict[str, frozenset[str]]:
+    """For each skill name, the Markdown files whose text names it (a whole word)."""
+    found: dict[str, set[str]] = {}
+    for path in repo.glob(["**/*.md"]):
+        source = repo.read(path)
+        if source is None:
+            continue
+        for name in names.intersection(_WORD.findall(source.text)):
+            found.setdefault(name, set()).add(path)
+    return {name: frozenset(paths) for name, paths in found.items()}

@@ -8,7 +8,9 @@ from typing import Any
 from drift_check.facts import Agent, Emission, Include, InputProblem, Position, Source
 from drift_check.scanners.files import Repo, matches
 from drift_check.scanners.frontmatter import read_frontmatter
+from drift_check.scanners.links import find_links
 from drift_check.scanners.markdown import scan
+from drift_check.scanners.skills import frontmatter_names
 
 _INCLUDE = re.compile(r"@([~$\w.][^\s`'\"()<>\[\]{}|,;*]*)")
 _TRAILING_PROSE = re.compile(r"[.:!?]+$")
@@ -137,6 +139,11 @@ def scan_agent(
         emissions=tuple(emissions),
         includes=tuple(includes),
         texts=tuple(texts),
+        skills=frontmatter_names(source, frontmatter, key_lines, "skills"),
+        tool_names=frontmatter_names(source, frontmatter, key_lines, "tools") or (),
+        links=tuple(find_links(source, settings.get("sibling-docs", [])))
+        if settings.get("agent-links", True)
+        else (),
     )
 
 

@@ -1,0 +1,182 @@
+"""DC6xx: agent frontmatter: required keys, name, the skills it injects, the tools it asks for."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from fnmatch import fnmatchcase
+
+from drift_check.facts import Agent, Facts, Position
+from drift_check.rules.base import Hit, rule
+
+
+def _agents(facts: Facts) -> list[Agent]:
+    return [facts.agents[name] for name in sorted(facts.agents)]
+
+
+@rule(
+    "DC601",
+    "agent-missing-key",
+    failing="""
+        agents/reviewer.md:
+            ---
+            name: reviewer
+            ---
+    """,
+    passing="""
+        agents/reviewer.md:
+            ---
+            name: reviewer
+            description: Reviews a change for correctness.
+            ---
+    """,
+)
+def agent_missing_key(facts: Facts) -> Iterator[Hit]:
+    """An agent's frontmatter lacks a key the pack requires (`agent-required-keys`).
+
+    Claude Code ignores a subagent without `name` and `description`; the orchestrator cannot
+    pick it. Add the key.
+    """
+    required = list(facts.settings.get("agent-required-keys") or [])
+    for agent in _agents(facts):
+        if agent.frontmatter is None and agent.frontmatter_lines:
+            continue  # invalid YAML: DC004 reports it
+        data = agent.frontmatter or {}
+        for key in required:
+            if key not in data or data[key] in (None, ""):
+                yield Hit(
+                    Position(agent.path, 1, 1),
+                    f"agent `{agent.name}` has no `{key}` in its frontmatter; add it",
+                    agent=agent.name,
+                )
+
+
+@rule(
+    "DC602",
+    "agent-name-mismatch",
+    failing="""
+        agents/code-reviewer.md:   name: reviewer
+    """,
+    passing="""
+        agents/code-reviewer.md:   name: code-reviewer
+    """,
+)
+def agent_name_mismatch(facts: Facts) -> Iterator[Hit]:
+    """An agent's frontmatter `name` differs from its file's stem.
+
+    Orchestrators dispatch by `name` and registries and matrices list the file stem; when they
+    differ, one side names an agent that does not exist. Make them equal.
+    """
+    for agent in _agents(facts):
+        name = (agent.frontmatter or {}).get("name")
+        if isinstance(name, str) and name and name != agent.name:
+            yield Hit(
+                Position(agent.path, agent.frontmatter_lines.get("name", 1), 1),
+                f"agent `name: {name}` differs from its file name `{agent.name}`; set"
+                f" `name: {agent.name}` or rename the file",
+                agent=agent.name,
+            )
+
+
+@rule(
+    "DC603",
+    "agent-unknown-skill",
+    failing="""
+        agents/developer.md:   skills: [agent-protocol, git-convention]
+        (there is no skills/git-convention/)
+    """,
+    passing="""
+        agents/developer.md:   skills: [agent-protocol, git-conventions]
+    """,
+)
+def agent_unknown_skill(facts: Facts) -> Iterator[Hit]:
+    """An agent's `skills:` names a skill that does not exist.
+
+    The skill is injected from `skills/<name>/SKILL.md`; a missing one is silently skipped,
+    so the agent runs without the protocol it was meant to follow. Fix the name or add the
+    skill.
+    """
+    known = set(facts.skills) | {d.rsplit("/", 1)[-1] for d in facts.skill_dirs}
+    for agent in _agents(facts):
+        for ref in agent.skills or ():
+            if ref.name not in known:
+                yield Hit(
+                    ref.position,
+                    f"agent `{agent.name}` lists skill `{ref.name}`, which does not exist;"
+                    " fix the name or add the skill",
+                    agent=agent.name,
+                )
+
+
+@rule(
+    "DC604",
+    "agent-skills-prefix",
+    failing="""
+        agents/developer.md:   skills: [investigation, agent-protocol]
+        (Gaia: every list starts with agent-protocol, security-tiers)
+    """,
+    passing="""
+        agents/developer.md:   skills: [agent-protocol, security-tiers, investigation]
+    """,
+)
+def agent_skills_prefix(facts: Facts) -> Iterator[Hit]:
+    """An agent's `skills:` list does not start with the skills the pack requires first
+    (`agent-skills-prefix`).
+
+    Some skills are the non-negotiables every agent needs before any other (Gaia: the response
+    contract and the security tiers). Put them first, in order.
+    """
+    prefix = list(facts.settings.get("agent-skills-prefix") or [])
+    if not prefix:
+        return
+    for agent in _agents(facts):
+        if agent.skills is None:
+            continue
+        names = [ref.name for ref in agent.skills]
+        if names[: len(prefix)] != prefix:
+            line = agent.frontmatter_lines.get("skills", 1)
+            yield Hit(
+                Position(agent.path, line, 1),
+                f"agent `{agent.name}` skills start {names[: len(prefix)]}; every agent's"
+                f" `skills:` must start with {', '.join(prefix)}",
+                agent=agent.name,
+            )
+
+
+@rule(
+    "DC605",
+    "agent-unknown-tool",
+    failing="""
+        agents/developer.md:   tools: Read, Bash, WebBrowse
+    """,
+    passing="""
+        agents/developer.md:   tools: Read, Bash, WebFetch
+    """,
+)
+def agent_unknown_tool(facts: Facts) -> Iterator[Hit]:
+    """An agent's `tools:` names a tool the pack does not know (`known-tools`).
+
+    A misspelt tool is dropped without a word, and the agent silently lacks it. `tools:` may
+    be a comma string or a list; patterns such as `mcp__*` in the pack allow MCP tools.
+    """
+    known = list(facts.settings.get("known-tools") or [])
+    if not known:
+        return
+    for agent in _agents(facts):
+        for tool in agent.tool_names:
+            base = tool.name.split("(", 1)[0].strip()  # Bash(git:*) grants part of Bash
+            if not any(fnmatchcase(base, pattern) for pattern in known):
+                yield Hit(
+                    tool.position,
+                    f"agent `{agent.name}` asks for tool `{tool.name}`, which the"
+                    f" {facts.preset} preset does not know; check the spelling",
+                    agent=agent.name,
+                )
+
+
+RULES = (
+    agent_missing_key,
+    agent_name_mismatch,
+    agent_unknown_skill,
+    agent_skills_prefix,
+    agent_unknown_tool,
+)

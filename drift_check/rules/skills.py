@@ -1,0 +1,293 @@
+"""DC5xx: SKILL.md frontmatter and budgets, per the Agent Skills specification and the pack."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from drift_check.facts import Facts, Position, Skill
+from drift_check.rules.base import Hit, rule
+
+_NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+
+
+def _at(skill: Skill, key: str) -> Position:
+    return Position(skill.path, skill.frontmatter_lines.get(key, 1), 1)
+
+
+def _skills(facts: Facts) -> list[Skill]:
+    return [facts.skills[name] for name in sorted(facts.skills)]
+
+
+def injected_skills(facts: Facts) -> dict[str, str]:
+    """Skills some agent lists in its `skills:` frontmatter, with the first such agent."""
+    out: dict[str, str] = {}
+    for name in sorted(facts.agents):
+        for ref in facts.agents[name].skills or ():
+            out.setdefault(ref.name, name)
+    return out
+
+
+@rule(
+    "DC501",
+    "skill-frontmatter-missing",
+    failing="""
+        skills/deploy/SKILL.md:
+            # Deploy
+            Steps to deploy.
+    """,
+    passing="""
+        skills/deploy/SKILL.md:
+            ---
+            name: deploy
+            description: Use when deploying a service to production.
+            ---
+    """,
+)
+def skill_frontmatter_missing(facts: Facts) -> Iterator[Hit]:
+    """A SKILL.md has no YAML frontmatter.
+
+    Loaders find a skill by its frontmatter `name` and decide when to use it from its
+    `description`; without them the skill is never offered. Start the file with a `---`
+    block holding at least `name` and `description`.
+    """
+    for skill in _skills(facts):
+        if not skill.has_frontmatter:
+            yield Hit(
+                Position(skill.path, 1, 1),
+                f"skill `{skill.name}` has no frontmatter; start SKILL.md with a `---` block"
+                " holding `name` and `description`",
+            )
+
+
+@rule(
+    "DC502",
+    "skill-name-invalid",
+    failing="""
+        skills/Deploy_Prod/SKILL.md:   name: Deploy_Prod
+    """,
+    passing="""
+        skills/deploy-prod/SKILL.md:   name: deploy-prod
+    """,
+)
+def skill_name_invalid(facts: Facts) -> Iterator[Hit]:
+    """A skill's `name` is missing or breaks the specification's format.
+
+    A name is 1-64 (the pack's `skill-name-max`) lowercase letters, digits and hyphens, with
+    no leading, trailing or double hyphen. Other names are rejected or mangled by loaders.
+    """
+    limit = int(facts.settings.get("skill-name-max", 64))
+    for skill in _skills(facts):
+        if skill.frontmatter is None:
+            continue
+        name = skill.frontmatter.get("name")
+        if name is None:
+            yield Hit(
+                _at(skill, "name"),
+                f"skill `{skill.name}` has no `name`; add `name: {skill.name}`",
+            )
+        elif not isinstance(name, str) or not _NAME.fullmatch(name) or len(name) > limit:
+            yield Hit(
+                _at(skill, "name"),
+                f"skill name `{name}` must be 1-{limit} lowercase letters, digits and single"
+                " hyphens, not starting or ending with a hyphen",
+            )
+
+
+@rule(
+    "DC503",
+    "skill-name-mismatch",
+    failing="""
+        skills/deploy/SKILL.md:   name: deploy-prod
+    """,
+    passing="""
+        skills/deploy/SKILL.md:   name: deploy
+    """,
+)
+def skill_name_mismatch(facts: Facts) -> Iterator[Hit]:
+    """A skill's `name` differs from its directory's name.
+
+    Agents list skills by directory (`skills/<name>/`) and loaders by `name`; when they
+    differ one of them points at nothing. Rename one so both agree.
+    """
+    for skill in _skills(facts):
+        name = (skill.frontmatter or {}).get("name")
+        if isinstance(name, str) and name and name != skill.name:
+            yield Hit(
+                _at(skill, "name"),
+                f"skill `name: {name}` differs from its directory `{skill.directory}`;"
+                f" set `name: {skill.name}` or rename the directory",
+            )
+
+
+@rule(
+    "DC504",
+    "skill-description-invalid",
+    failing="""
+        skills/deploy/SKILL.md:   (no description, or one over 1024 characters)
+    """,
+    passing="""
+        skills/deploy/SKILL.md:   description: Use when deploying a service to production.
+    """,
+)
+def skill_description_invalid(facts: Facts) -> Iterator[Hit]:
+    """A skill's `description` is missing, empty, not text, or longer than the limit.
+
+    The description is what decides when the skill is used; the specification requires
+    1-1024 characters (the pack's `skill-description-max`).
+    """
+    limit = int(facts.settings.get("skill-description-max", 1024))
+    for skill in _skills(facts):
+        if skill.frontmatter is None:
+            continue
+        value = skill.frontmatter.get("description")
+        if not isinstance(value, str) or not value.strip():
+            yield Hit(
+                _at(skill, "description"),
+                f"skill `{skill.name}` needs a `description` saying what it does and when to"
+                " use it",
+            )
+        elif len(value) > limit:
+            yield Hit(
+                _at(skill, "description"),
+                f"skill `{skill.name}` description is {len(value)} characters; the limit is"
+                f" {limit}: move detail into the body",
+            )
+
+
+@rule(
+    "DC505",
+    "skill-compatibility-too-long",
+    failing="""
+        skills/deploy/SKILL.md:   compatibility: (a 600-character paragraph)
+    """,
+    passing="""
+        skills/deploy/SKILL.md:   compatibility: Needs kubectl 1.29+ and network access.
+    """,
+)
+def skill_compatibility_too_long(facts: Facts) -> Iterator[Hit]:
+    """A skill's `compatibility` is not text or is longer than the limit.
+
+    The specification caps it at 500 characters (the pack's `skill-compatibility-max`).
+    """
+    limit = int(facts.settings.get("skill-compatibility-max", 500))
+    for skill in _skills(facts):
+        value = (skill.frontmatter or {}).get("compatibility")
+        if value is None:
+            continue
+        if not isinstance(value, str) or len(value) > limit:
+            size = f"{len(value)} characters" if isinstance(value, str) else "not text"
+            yield Hit(
+                _at(skill, "compatibility"),
+                f"skill `{skill.name}` compatibility is {size}; keep it to {limit} characters"
+                " of text",
+            )
+
+
+@rule(
+    "DC506",
+    "skill-unknown-key",
+    failing="""
+        skills/deploy/SKILL.md:   triggers: [deploy, ship]   (not a specification key)
+    """,
+    passing="""
+        skills/deploy/SKILL.md:
+            metadata:
+              triggers: "deploy, ship"
+    """,
+)
+def skill_unknown_key(facts: Facts) -> Iterator[Hit]:
+    """A SKILL.md frontmatter key is not one the pack allows.
+
+    Strict loaders reject unknown keys, and others ignore them silently, so the setting never
+    takes effect. Move custom data under `metadata` (the pack's `skill-allowed-keys` lists
+    the keys allowed; an empty list allows any).
+    """
+    allowed = set(facts.settings.get("skill-allowed-keys") or [])
+    if not allowed:
+        return
+    for skill in _skills(facts):
+        keys = skill.frontmatter or {}
+        for key in sorted(keys, key=lambda k: (skill.frontmatter_lines.get(str(k), 0), str(k))):
+            if str(key) not in allowed:
+                yield Hit(
+                    _at(skill, str(key)),
+                    f"skill `{skill.name}` has key `{key}`, which the {facts.preset} preset does"
+                    " not allow; move it under `metadata`",
+                )
+
+
+@rule(
+    "DC507",
+    "skill-over-line-budget",
+    failing="""
+        skills/agent-protocol/SKILL.md: 140 lines, listed in an agent's `skills:` (Gaia: < 100)
+    """,
+    passing="""
+        skills/agent-protocol/SKILL.md: 80 lines; the details moved to reference.md
+    """,
+)
+def skill_over_line_budget(facts: Facts) -> Iterator[Hit]:
+    """A SKILL.md has as many lines as its budget allows, or more.
+
+    Skills are injected verbatim, so every line costs context in every session. The budget
+    depends on how the skill is loaded where the pack says so: one listed in an agent's
+    `skills:` is injected at start-up (`skill-injected-line-limit`), others are loaded on
+    demand (`skill-line-limit`). How lines are counted is `skill-line-count`. Move detail to
+    `reference.md` and keep SKILL.md an index.
+    """
+    limit = int(facts.settings.get("skill-line-limit", 500))
+    injected_limit = facts.settings.get("skill-injected-line-limit")
+    injected = injected_skills(facts)
+    for skill in _skills(facts):
+        if injected_limit is not None and skill.name in injected:
+            budget = int(injected_limit)
+            why = f"injected into `{injected[skill.name]}` at start-up"
+        else:
+            budget, why = limit, "loaded on demand"
+        if skill.line_count >= budget:
+            yield Hit(
+                Position(skill.path, 1, 1),
+                f"skill `{skill.name}` has {skill.line_count} lines; {why} it must stay under"
+                f" {budget}: move detail to reference.md",
+            )
+
+
+@rule(
+    "DC508",
+    "skill-over-token-budget",
+    failing="""
+        skills/research/SKILL.md: about 7,000 tokens (the Agent Skills spec recommends < 5000)
+    """,
+    passing="""
+        skills/research/SKILL.md: about 2,000 tokens
+    """,
+)
+def skill_over_token_budget(facts: Facts) -> Iterator[Hit]:
+    """A SKILL.md's estimated size in tokens reaches the pack's `skill-token-limit`.
+
+    The estimate is characters divided by `chars-per-token` (4 by default): a guide, not a
+    tokenizer. The Agent Skills specification recommends fewer than 5000 tokens.
+    """
+    limit = facts.settings.get("skill-token-limit")
+    if limit is None:
+        return
+    for skill in _skills(facts):
+        if skill.token_estimate >= int(limit):
+            yield Hit(
+                Position(skill.path, 1, 1),
+                f"skill `{skill.name}` is about {skill.token_estimate} tokens; keep it under"
+                f" {limit}: move detail to reference.md",
+            )
+
+
+RULES = (
+    skill_frontmatter_missing,
+    skill_name_invalid,
+    skill_name_mismatch,
+    skill_description_invalid,
+    skill_compatibility_too_long,
+    skill_unknown_key,
+    skill_over_line_budget,
+    skill_over_token_budget,
+)

@@ -1,0 +1,82 @@
+"""Skills (`skills/<name>/SKILL.md`) and the names agents' frontmatter gives to skills and tools."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drift_check.facts import Named, Position, Skill, Source
+from drift_check.scanners.files import Repo
+from drift_check.scanners.frontmatter import read_frontmatter
+from drift_check.scanners.links import find_links
+
+
+def count_lines(text: str, rule: str) -> int:
+    """Lines of a SKILL.md: `all` of them, the `body` after the frontmatter, or the
+    `non-blank` lines of the body."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()  # the final newline ends the last line; it does not start another
+    if rule == "all":
+        return len(lines)
+    body = lines
+    if lines and lines[0] == "---":
+        end = next((i for i in range(1, len(lines)) if lines[i].rstrip() == "---"), None)
+        if end is not None:
+            body = lines[end + 1 :]
+    if rule == "non-blank":
+        return sum(1 for line in body if line.strip())
+    return len(body)
+
+
+def scan_skill(
+    path: str, repo: Repo, settings: dict[str, Any], problems: list[Any]
+) -> Skill | None:
+    source = repo.read(path)
+    if source is None:
+        return None
+    directory = path.rsplit("/", 1)[0]
+    frontmatter, key_lines, problem = read_frontmatter(source)
+    if problem is not None:
+        problems.append(problem)
+    text = source.text
+    return Skill(
+        name=directory.rsplit("/", 1)[-1],
+        path=path,
+        directory=directory,
+        has_frontmatter=text.startswith("---\n"),
+        frontmatter=frontmatter,
+        frontmatter_lines=key_lines,
+        line_count=count_lines(text, settings.get("skill-line-count", "all")),
+        token_estimate=-(-len(text) // max(1, int(settings.get("chars-per-token", 4)))),
+        links=tuple(find_links(source, settings.get("sibling-docs", []))),
+    )
+
+
+def frontmatter_names(
+    source: Source, frontmatter: dict[str, Any] | None, key_lines: dict[str, int], key: str
+) -> tuple[Named, ...] | None:
+    """The entries of a frontmatter list (`skills:`, `tools:`), as a YAML list or a comma
+    string, each at the line and column where it is written; None when the key is absent."""
+    if not frontmatter or key not in frontmatter:
+        return None
+    value = frontmatter[key]
+    if isinstance(value, str):
+        names = [v.strip() for v in value.split(",") if v.strip()]
+    elif isinstance(value, list):
+        names = [str(v).strip() for v in value if str(v).strip()]
+    else:
+        return ()
+    lines = source.text.split("\n")
+    line = key_lines.get(key, 1)  # 1-based
+    column = len(key) + 1  # search after the key on its own line
+    out = []
+    for name in names:
+        pos = Position(source.path, key_lines.get(key, 1), 1)
+        for n in range(line, min(len(lines), line + 200) + 1):
+            i = lines[n - 1].find(name, column if n == line else 0)
+            if i >= 0:
+                pos = Position(source.path, n, i + 1)
+                line, column = n, i + len(name)
+                break
+        out.append(Named(name, pos))
+    return tuple(out)
