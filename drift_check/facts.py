@@ -254,6 +254,7 @@ class Facts:
     problems: tuple[InputProblem, ...]
     settings: dict[str, Any]
     existing_paths: frozenset[str] = frozenset()
+    existing_dirs: frozenset[str] = frozenset()  # every folder holding a file, at any depth
     agent_names: frozenset[str] = frozenset()  # every agent file's stem, readable or not
     read_gates: dict[str, tuple[ReadGate, ...]] = field(default_factory=dict)
     skills: dict[str, Skill] = field(default_factory=dict)

@@ -52,8 +52,7 @@ def broken_link(facts: Facts) -> Iterator[Hit]:
 
 
 def _is_dir(facts: Facts, path: str) -> bool:
-    prefix = path.rstrip("/") + "/"
-    return any(p.startswith(prefix) for p in facts.existing_paths)
+    return path.rstrip("/") in facts.existing_dirs
 
 
 @rule(

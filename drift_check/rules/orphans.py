@@ -25,9 +25,10 @@ def orphan_skill(facts: Facts) -> Iterator[Hit]:
     Nothing loads it and nobody documents it: it is dead weight or a forgotten wiring.
     Mention it where it is used, or delete it. Information only: it does not fail a run.
     """
+    injected = {ref.name for a in facts.agents.values() for ref in a.skills or ()}
     for name in sorted(facts.skills):
         skill = facts.skills[name]
-        if any(ref.name == name for a in facts.agents.values() for ref in a.skills or ()):
+        if name in injected:
             continue
         elsewhere = [
             p for p in facts.mentions.get(name, ()) if not p.startswith(skill.directory + "/")

@@ -187,9 +187,7 @@ def tree_lists_missing_path(facts: Facts) -> Iterator[Hit]:
     if tree is None:
         return
     for entry in tree.entries:
-        exists = entry.path in facts.existing_paths or any(
-            p.startswith(entry.path + "/") for p in facts.existing_paths
-        )
+        exists = entry.path in facts.existing_paths or entry.path in facts.existing_dirs
         if not exists:
             kind = "folder" if entry.is_dir else "file"
             yield Hit(

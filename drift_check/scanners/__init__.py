@@ -108,6 +108,7 @@ def build_facts(config: Config) -> Facts:
         problems=tuple(problems),
         settings={**settings, "core": core, "registry-path": registry_path},
         existing_paths=frozenset(repo.files()),
+        existing_dirs=_folders(repo.files()),
         agent_names=frozenset(p.rsplit("/", 1)[-1][: -len(".md")] for p in agent_paths),
         read_gates={path: tuple(g) for path, g in gates_by_path.items()},
         skills=skills,
@@ -172,3 +173,14 @@ def _mentions(repo: Repo, names: set[str]) -> dict[str, frozenset[str]]:
         for name in names.intersection(_WORD.findall(source.text)):
             found.setdefault(name, set()).add(path)
     return {name: frozenset(paths) for name, paths in found.items()}
+
+
+def _folders(paths: list[str]) -> frozenset[str]:
+    """Every folder that holds one of `paths`, at any depth."""
+    out: set[str] = set()
+    for path in paths:
+        i = path.rfind("/")
+        while i > 0 and path[:i] not in out:
+            out.add(path[:i])
+            i = path.rfind("/", 0, i)
+    return frozenset(out)

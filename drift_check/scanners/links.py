@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from functools import lru_cache
 from urllib.parse import unquote
 
 from drift_check.facts import Link, Source
@@ -57,14 +58,20 @@ def find_links(source: Source, siblings: list[str]) -> list[Link]:
         target, _, anchor = raw.partition("#")
         out.append(Link(target, anchor or None, resolve(source.path, target), pos))
     for name in siblings:
-        pattern = re.compile(r"(?<![\w/.-])" + re.escape(name) + r"(?![\w-])")
-        for m in pattern.finditer(text):
+        # The first mention outside a link is enough: the document exists or it does not.
+        for m in _sibling_pattern(name).finditer(text):
             if any(lo <= m.start() < hi for lo, hi in link_ranges):
                 continue  # the link itself is checked
             pos = source.position(m.start())
             out.append(Link(name, None, resolve(source.path, name), pos))
+            break
     out.sort(key=lambda link: (link.position.line, link.position.column))
     return out
+
+
+@lru_cache(maxsize=16)
+def _sibling_pattern(name: str) -> re.Pattern[str]:
+    return re.compile(r"(?<![\w/.-])" + re.escape(name) + r"(?![\w-])")
 
 
 def slugs(text: str) -> frozenset[str]:
