@@ -101,7 +101,8 @@ def registry_row_malformed(facts: Facts) -> Iterator[Hit]:
     """,
 )
 def invalid_frontmatter(facts: Facts) -> Iterator[Hit]:
-    """An agent's frontmatter is not valid YAML under a strict parser, or not a mapping.
+    """An agent's or a skill's frontmatter is not valid YAML under a strict parser, or not a
+    mapping.
 
     Claude Code and other loaders parse frontmatter strictly; an unquoted `: ` inside a value
     or a duplicate key breaks the agent at load time. The finding points at the exact line and

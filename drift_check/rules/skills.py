@@ -281,6 +281,46 @@ def skill_over_token_budget(facts: Facts) -> Iterator[Hit]:
             )
 
 
+@rule(
+    "DC509",
+    "skill-metadata-invalid",
+    failing="""
+        skills/deploy/SKILL.md:
+            metadata:
+              owners: [ops, sre]
+    """,
+    passing="""
+        skills/deploy/SKILL.md:
+            metadata:
+              owners: "ops, sre"
+    """,
+)
+def skill_metadata_invalid(facts: Facts) -> Iterator[Hit]:
+    """A skill's `metadata` is not a map of strings to strings.
+
+    The Agent Skills specification defines `metadata` as string keys and string values;
+    loaders that follow it drop or reject anything else. Quote numbers and flags, and join
+    lists into one string.
+    """
+    for skill in _skills(facts):
+        value = (skill.frontmatter or {}).get("metadata")
+        if value is None:
+            continue
+        if not isinstance(value, dict):
+            yield Hit(
+                _at(skill, "metadata"),
+                f"skill `{skill.name}` metadata must be a map of strings to strings",
+            )
+            continue
+        for key, item in value.items():
+            if not isinstance(key, str) or not isinstance(item, str):
+                yield Hit(
+                    _at(skill, "metadata"),
+                    f"skill `{skill.name}` metadata `{key}` is {type(item).__name__}, not a"
+                    " string; quote it",
+                )
+
+
 RULES = (
     skill_frontmatter_missing,
     skill_name_invalid,
@@ -290,4 +330,5 @@ RULES = (
     skill_unknown_key,
     skill_over_line_budget,
     skill_over_token_budget,
+    skill_metadata_invalid,
 )
