@@ -17,7 +17,7 @@ def test_examples_report_their_deliberate_drift(cli) -> None:  # type: ignore[no
     # the drift examples/README.md promises
     for code in ("DC103", "DC104", "DC105", "DC107", "DC201", "DC202", "DC206", "DC302"):
         assert code in codes
-    for code in ("DC304", "DC305", "DC306", "DC401"):
+    for code in ("DC304", "DC305", "DC306", "DC401", "DC503", "DC703"):
         assert code in codes
     assert "preset 'gsd' detected from gsd-core/references/agent-contracts.md" in run.err
 
