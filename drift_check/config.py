@@ -104,15 +104,14 @@ def known_presets() -> list[str]:
     return sorted(n[: -len(".yaml")] for n in os.listdir(packs_dir()) if n.endswith(".yaml"))
 
 
-def load_pack(name_or_path: str, root: str, _seen: tuple[str, ...] = ()) -> Pack:
+def _read_pack(name_or_path: str, root: str) -> tuple[str, dict[str, Any]]:
+    """A pack file's path and its checked contents."""
     if name_or_path.endswith((".yaml", ".yml")):
         path = os.path.realpath(os.path.join(root, name_or_path))
         if not path.startswith(os.path.realpath(root) + os.sep):
             raise ConfigError(f"{name_or_path}: a rule pack must be inside the repository")
     else:
         path = os.path.join(packs_dir(), f"{name_or_path}.yaml")
-    if name_or_path in _seen:
-        raise ConfigError(f"{path}: rule pack extends itself ({' -> '.join(_seen)})")
     try:
         with open(path, encoding="utf-8") as fh:
             data = load_yaml_document(fh.read())
@@ -128,19 +127,50 @@ def load_pack(name_or_path: str, root: str, _seen: tuple[str, ...] = ()) -> Pack
     unknown = sorted(set(data) - PACK_KEYS)
     if unknown:
         raise ConfigError(f"{path}: unknown key `{unknown[0]}` in rule pack")
-    settings: dict[str, Any] = {}
-    rules: tuple[str, ...] = ()
+    _check_settings(data.get("settings") or {}, path, "settings.")
+    return path, data
+
+
+def _parents(data: dict[str, Any]) -> list[str]:
     parents = data.get("extends") or []
-    for parent_name in [parents] if isinstance(parents, str) else parents:
-        # several parents compose: later ones override earlier ones, rules add up
-        parent = load_pack(str(parent_name), root, (*_seen, name_or_path))
-        settings.update(parent.settings)
-        rules = (*rules, *(r for r in parent.rules if r not in rules))
-    own = data.get("settings") or {}
-    _check_settings(own, path, "settings.")
-    settings.update(own)
-    if "rules" in data:
-        rules = tuple(str(r) for r in data["rules"])
+    return [str(p) for p in ([parents] if isinstance(parents, str) else parents)]
+
+
+def _linearize(
+    name: str, root: str, files: dict[str, tuple[str, dict[str, Any]]], _seen: tuple[str, ...] = ()
+) -> list[str]:
+    """The pack and its ancestors, most specific first, each once (C3, as Python orders a
+    class's bases): a setting comes from the first of them that sets it, so a pack shared by
+    two parents cannot undo what one parent changed."""
+    if name in _seen:
+        raise ConfigError(f"rule pack {name!r} extends itself ({' -> '.join((*_seen, name))})")
+    if name not in files:
+        files[name] = _read_pack(name, root)
+    parents = _parents(files[name][1])
+    sequences = [_linearize(p, root, files, (*_seen, name)) for p in parents] + [parents]
+    order = [name]
+    while any(sequences):
+        for seq in sequences:
+            head = seq[0] if seq else None
+            if head is not None and not any(head in other[1:] for other in sequences):
+                break
+        else:
+            raise ConfigError(f"rule pack {name!r}: its `extends` cannot be ordered")
+        order.append(head)
+        sequences = [[p for p in seq if p != head] for seq in sequences]
+    return order
+
+
+def load_pack(name_or_path: str, root: str) -> Pack:
+    files: dict[str, tuple[str, dict[str, Any]]] = {}
+    order = _linearize(name_or_path, root, files)
+    settings: dict[str, Any] = {}
+    for pack in reversed(order):
+        settings.update(files[pack][1].get("settings") or {})
+    rules = next(
+        (tuple(map(str, files[p][1]["rules"])) for p in order if "rules" in files[p][1]), ()
+    )
+    path, data = files[name_or_path]
     return Pack(
         name=str(data["name"]),
         summary=str(data.get("summary", "")),

@@ -257,7 +257,9 @@ class Facts:
     existing_dirs: frozenset[str] = frozenset()  # every folder holding a file, at any depth
     agent_names: frozenset[str] = frozenset()  # every agent file's stem, readable or not
     read_gates: dict[str, tuple[ReadGate, ...]] = field(default_factory=dict)
-    skills: dict[str, Skill] = field(default_factory=dict)
+    skills: dict[str, Skill] = field(default_factory=dict)  # by SKILL.md path
+    all_agents: tuple[Agent, ...] = ()  # every agent file, also two with one name
+    frontmatter_errors: frozenset[str] = frozenset()  # files whose frontmatter is invalid
     skill_dirs: frozenset[str] = frozenset()  # every skill folder, readable SKILL.md or not
     anchors: dict[str, frozenset[str]] = field(default_factory=dict)  # path -> heading slugs
     matrix: SkillMatrix | None = None

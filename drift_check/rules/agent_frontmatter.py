@@ -10,7 +10,7 @@ from drift_check.rules.base import Hit, rule
 
 
 def _agents(facts: Facts) -> list[Agent]:
-    return [facts.agents[name] for name in sorted(facts.agents)]
+    return sorted(facts.all_agents, key=lambda a: a.path)
 
 
 @rule(
@@ -38,8 +38,8 @@ def agent_missing_key(facts: Facts) -> Iterator[Hit]:
     """
     required = list(facts.settings.get("agent-required-keys") or [])
     for agent in _agents(facts):
-        if agent.frontmatter is None and agent.frontmatter_lines:
-            continue  # invalid YAML: DC004 reports it
+        if agent.path in facts.frontmatter_errors:
+            continue  # invalid frontmatter: DC004 reports it
         data = agent.frontmatter or {}
         for key in required:
             if key not in data or data[key] in (None, ""):
@@ -95,7 +95,7 @@ def agent_unknown_skill(facts: Facts) -> Iterator[Hit]:
     so the agent runs without the protocol it was meant to follow. Fix the name or add the
     skill.
     """
-    known = set(facts.skills) | {d.rsplit("/", 1)[-1] for d in facts.skill_dirs}
+    known = {d.rsplit("/", 1)[-1] for d in facts.skill_dirs}
     for agent in _agents(facts):
         for ref in agent.skills or ():
             if ref.name not in known:

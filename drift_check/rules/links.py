@@ -10,12 +10,12 @@ from drift_check.rules.base import Hit, rule
 
 def _links(facts: Facts) -> Iterator[tuple[Link, str]]:
     """Every link with the path of the file it sits in, skills first, sorted."""
-    for name in sorted(facts.skills):
-        for link in facts.skills[name].links:
-            yield link, facts.skills[name].path
-    for name in sorted(facts.agents):
-        for link in facts.agents[name].links:
-            yield link, facts.agents[name].path
+    for path in sorted(facts.skills):
+        for link in facts.skills[path].links:
+            yield link, path
+    for agent in sorted(facts.all_agents, key=lambda a: a.path):
+        for link in agent.links:
+            yield link, agent.path
 
 
 def _is_mention(link: Link, facts: Facts) -> bool:

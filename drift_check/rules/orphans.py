@@ -25,9 +25,10 @@ def orphan_skill(facts: Facts) -> Iterator[Hit]:
     Nothing loads it and nobody documents it: it is dead weight or a forgotten wiring.
     Mention it where it is used, or delete it. Information only: it does not fail a run.
     """
-    injected = {ref.name for a in facts.agents.values() for ref in a.skills or ()}
-    for name in sorted(facts.skills):
-        skill = facts.skills[name]
+    injected = {ref.name for a in facts.all_agents for ref in a.skills or ()}
+    for path in sorted(facts.skills):
+        skill = facts.skills[path]
+        name = skill.name
         if name in injected:
             continue
         elsewhere = [

@@ -128,8 +128,8 @@ def unassigned_list_names_assigned_skill(facts: Facts) -> Iterator[Hit]:
     agent's `skills:`. The introducing phrases are the pack's `unassigned-phrases`.
     """
     listed: dict[str, Position] = {}
-    for name in sorted(facts.agents):
-        for ref in facts.agents[name].skills or ():
+    for agent in sorted(facts.all_agents, key=lambda a: a.path):
+        for ref in agent.skills or ():
             listed.setdefault(ref.name, ref.position)
     for block in facts.unassigned:
         for item in block.items:

@@ -16,15 +16,15 @@ def _at(skill: Skill, key: str) -> Position:
 
 
 def _skills(facts: Facts) -> list[Skill]:
-    return [facts.skills[name] for name in sorted(facts.skills)]
+    return [facts.skills[path] for path in sorted(facts.skills)]
 
 
 def injected_skills(facts: Facts) -> dict[str, str]:
     """Skills some agent lists in its `skills:` frontmatter, with the first such agent."""
     out: dict[str, str] = {}
-    for name in sorted(facts.agents):
-        for ref in facts.agents[name].skills or ():
-            out.setdefault(ref.name, name)
+    for agent in sorted(facts.all_agents, key=lambda a: a.path):
+        for ref in agent.skills or ():
+            out.setdefault(ref.name, agent.name)
     return out
 
 

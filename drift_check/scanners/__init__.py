@@ -54,12 +54,14 @@ def build_facts(config: Config) -> Facts:
 
     agent_paths = [p for p in repo.glob(globs("agents")) if not matches(p, globs("agents-exclude"))]
     agents: dict[str, Agent] = {}
+    all_agents: list[Agent] = []
     agent_settings = {**settings, "include-follow": globs("include-follow")}
     cache = HeadingCache()
     for path in agent_paths:
         agent = scan_agent(path, repo, agent_settings, problems, cache)
         if agent is not None:
-            agents[agent.name] = agent
+            agents.setdefault(agent.name, agent)  # the contract rules see the first of a name
+            all_agents.append(agent)
 
     markdown = set(repo.glob(globs("consumers")))
     python = {p for p in repo.glob(globs("python-consumers")) if p.endswith(".py")}
@@ -82,11 +84,11 @@ def build_facts(config: Config) -> Facts:
     for gate in gates:
         gates_by_path.setdefault(gate.position.path, []).append(gate)
     skill_paths = repo.glob(globs("skills"))
-    skills: dict[str, Skill] = {}
+    skills: dict[str, Skill] = {}  # by path: two folders may hold skills of one name
     for path in skill_paths:
         skill = scan_skill(path, repo, settings, problems)
         if skill is not None:
-            skills.setdefault(skill.name, skill)
+            skills[path] = skill
     restated = _restated(repo, settings)
     links = [link for a in agents.values() for link in a.links]
     links += [link for s in skills.values() for link in s.links]
@@ -112,12 +114,14 @@ def build_facts(config: Config) -> Facts:
         agent_names=frozenset(p.rsplit("/", 1)[-1][: -len(".md")] for p in agent_paths),
         read_gates={path: tuple(g) for path, g in gates_by_path.items()},
         skills=skills,
+        all_agents=tuple(all_agents),
+        frontmatter_errors=frozenset(p.position.path for p in problems if p.kind == "frontmatter"),
         skill_dirs=frozenset(p.rsplit("/", 1)[0] for p in skill_paths),
         anchors=anchors,
         matrix=restated[0],
         unassigned=restated[1],
         tree=restated[2],
-        mentions=_mentions(repo, set(skills)) if skills else {},
+        mentions=_mentions(repo, {s.name for s in skills.values()}) if skills else {},
     )
 
 

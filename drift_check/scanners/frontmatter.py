@@ -16,7 +16,11 @@ from typing import Any, NamedTuple
 from drift_check.facts import InputProblem, Position, Source
 
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
-_KEY_LINE = re.compile(r"^([A-Za-z0-9_-]+)[ \t]*:", re.M)
+# A top-level key: plain (not a list item or comment), or quoted.
+_KEY_LINE = re.compile(
+    r"""^(?:"([^"\n]*)"|'([^'\n]*)'|([^\s#'"?:\-][^:\n]*?|-[^\s:\n][^:\n]*?))[ \t]*:(?=[ \t]|$)""",
+    re.M,
+)
 # A plain scalar that YAML's core schema keeps as a string: no indicator first, no `: `
 # or ` #` inside, nothing a number, boolean or null could start with.
 _PLAIN = re.compile(r"[A-Za-z_/(][^\t]*")
@@ -108,7 +112,10 @@ def read_frontmatter(source: Source) -> Frontmatter:
         )
         return Frontmatter(None, {}, problem)
     body = text[4 : end + 1]
-    key_lines = {m.group(1): body.count("\n", 0, m.start()) + 2 for m in _KEY_LINE.finditer(body)}
+    key_lines: dict[str, int] = {}
+    for m in _KEY_LINE.finditer(body):
+        key = next(g for g in m.groups() if g is not None)
+        key_lines.setdefault(key, body.count("\n", 0, m.start()) + 2)
     data = simple_yaml(body)
     if data is not None:
         return Frontmatter(data, key_lines, None)
