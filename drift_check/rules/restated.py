@@ -9,9 +9,11 @@ from drift_check.facts import Facts, Position
 from drift_check.rules.base import Hit, rule
 
 
-def _skills_line(facts: Facts, agent: str) -> Position:
+def _skills_line(facts: Facts, agent: str) -> str:
     a = facts.agents[agent]
-    return Position(a.path, a.frontmatter_lines.get("skills", 1), 1)
+    if "skills" not in a.frontmatter_lines:
+        return f"{a.path} (which has no `skills:`)"
+    return str(Position(a.path, a.frontmatter_lines["skills"], 1))
 
 
 @rule(
@@ -37,9 +39,9 @@ def matrix_disagrees_with_frontmatter(facts: Facts) -> Iterator[Hit]:
         return
     for row in matrix.rows:
         agent = facts.agents.get(row.agent)
-        if agent is None or agent.skills is None:
+        if agent is None or agent.path in facts.frontmatter_errors:
             continue
-        listed = {ref.name: ref for ref in agent.skills}
+        listed = {ref.name: ref for ref in agent.skills or ()}
         fm_line = _skills_line(facts, row.agent)
         claimed = {ref.name for ref in row.frontmatter}
         for ref in row.frontmatter:

@@ -12,7 +12,10 @@ from drift_check.scanners.markdown import scan
 
 # `](target)` or `](target "title")`: the `](` literal is what the regex engine looks for.
 _LINK = re.compile(r"\]\(<?([^)\s>]*)>?(?:\s+[\"'][^\"']*[\"'])?\)")
+# A link reference definition: `[label]: target` at the start of a line.
+_DEFINITION = re.compile(r"^[ ]{0,3}\[[^\]\n]+\]:[ \t]*<?([^\s>]+)>?", re.M)
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
+_INLINE_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _SLUG_DROP = re.compile(r"[^\w\- ]", re.UNICODE)
 
 
@@ -45,7 +48,9 @@ def find_links(source: Source, siblings: list[str]) -> list[Link]:
     out: list[Link] = []
     spans: list[tuple[int, int]] | None = None
     link_ranges: list[tuple[int, int]] = []
-    for m in _LINK.finditer(text):
+    found = [(m, m.start()) for m in _LINK.finditer(text)]
+    found += [(m, m.start()) for m in _DEFINITION.finditer(text)]
+    for m, _ in sorted(found, key=lambda pair: pair[1]):
         raw = m.group(1)
         if _SCHEME.match(raw) or raw.startswith(("/", "{", "$")):
             continue
@@ -56,7 +61,7 @@ def find_links(source: Source, siblings: list[str]) -> list[Link]:
             continue
         link_ranges.append((m.start(), m.end()))
         target, _, anchor = raw.partition("#")
-        out.append(Link(target, anchor or None, resolve(source.path, target), pos))
+        out.append(Link(target, unquote(anchor) or None, resolve(source.path, target), pos))
     for name in siblings:
         # The first mention outside a link is enough: the document exists or it does not.
         for m in _sibling_pattern(name).finditer(text):
@@ -82,7 +87,8 @@ def slugs(text: str) -> frozenset[str]:
     for h in scan(text).headings:
         if h.in_fence:
             continue
-        slug = _SLUG_DROP.sub("", h.text.lower()).replace(" ", "-")
+        rendered = _INLINE_LINK.sub(r"\1", h.text).replace("`", "")
+        slug = _SLUG_DROP.sub("", rendered.lower()).replace(" ", "-")
         n = seen.get(slug, 0)
         seen[slug] = n + 1
         out.add(slug if n == 0 else f"{slug}-{n}")

@@ -89,6 +89,9 @@ def find_unassigned(source: Source, phrases: list[str]) -> list[UnassignedList]:
         while n < len(lines):
             m = _LIST_ITEM.match(lines[n])
             if not m:
+                if items and lines[n].startswith((" ", "\t")) and lines[n].strip():
+                    n += 1  # a wrapped line continues the item above
+                    continue
                 break
             first = _FIRST_NAME.search(m.group(1))
             if first:
