@@ -6,7 +6,7 @@ from pathlib import Path
 
 from drift_check.config import load_config
 from drift_check.facts import Facts
-from drift_check.rules.index import _folded_search, _occurrences
+from drift_check.rules.index import occurrences
 from drift_check.scanners import build_facts
 from tests.conftest import tree_files, write_tree
 
@@ -30,22 +30,43 @@ def _markers(facts: Facts) -> list[str]:
 
 def test_exact_pass_equals_a_find_per_file(tmp_path: Path) -> None:
     for facts in (_facts(tmp_path), build_facts(load_config(str(EXAMPLES)))):
-        occurrences = _occurrences(facts, _markers(facts), fold=False)
+        exact, _ = occurrences(facts, _markers(facts))
         for marker in _markers(facts):
             expected = [
                 (path, facts.consumers[path].find(marker))
                 for path in sorted(facts.consumers)
                 if facts.consumers[path].find(marker) is not None
             ]
-            got = [(c.path, pos) for c, pos in occurrences.get(marker, [])]
+            got = [(c.path, pos) for c, pos in exact.get(marker, [])]
             assert got == expected, marker
 
 
-def test_folded_pass_equals_the_per_file_search(tmp_path: Path) -> None:
+def _folded_find(facts: Facts, marker: str) -> list[tuple[str, int, int]]:
+    """The plain way: lower both sides (ASCII only, as the index does) and find."""
+    out = []
+    for path in sorted(facts.consumers):
+        consumer = facts.consumers[path]
+        if consumer.literals is not None:
+            hit = next(
+                (lit for lit in consumer.literals if marker.lower() in lit.value.lower()), None
+            )
+            if hit is not None:
+                out.append((path, hit.position.line, hit.position.column))
+            continue
+        text = consumer.source.text
+        folded = text.encode().lower()
+        i = folded.find(marker.lower().encode())
+        if i >= 0:
+            pos = consumer.source.position(len(folded[:i].decode("utf-8")))
+            out.append((path, pos.line, pos.column))
+    return out
+
+
+def test_folded_pass_equals_a_folded_find_per_file(tmp_path: Path) -> None:
     facts = _facts(tmp_path)
-    occurrences = _occurrences(facts, _markers(facts), fold=True)
+    _, folded = occurrences(facts, _markers(facts))
     for marker in _markers(facts):
-        got = [(c.path, pos) for c, pos in occurrences.get(marker, [])]
-        assert got == [(c.path, pos) for c, pos in _folded_search(facts, marker, {})], marker
-    plan = [(c.path, pos.line, pos.column) for c, pos in occurrences["PLAN COMPLETE"]]
+        got = [(c.path, pos.line, pos.column) for c, pos in folded.get(marker, [])]
+        assert got == _folded_find(facts, marker), marker
+    plan = [(c.path, pos.line, pos.column) for c, pos in folded["PLAN COMPLETE"]]
     assert ("gsd-core/workflows/extra.md", 1, 14) in plan  # the `plan` of `## plan complete`

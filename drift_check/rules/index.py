@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from drift_check.facts import Agent, Consumer, Facts, Position, RegistryRow, Source
+from drift_check.facts import Agent, Consumer, Facts, Position, RegistryRow
 
 KINDS = ("sentinel-match", "artifact+query", "structured-return")
 NON_SENTINEL = ("artifact+query", "structured-return")
@@ -50,37 +50,22 @@ class Index:
         self, facts: Facts, marker: str, producer: str
     ) -> list[tuple[Consumer, Position]]:
         """Files that contain the declared `marker` exactly, with the first match, by path."""
-        if "exact" not in self._cache:
-            self._cache["exact"] = _occurrences(facts, list(self.declared), fold=False)
+        exact, _ = self._occurrences(facts)
         excluded = self._excluded(facts, marker, producer)
-        exact: Occurrences = self._cache["exact"]
-        found = exact.get(marker, [])
-        return [(c, pos) for c, pos in found if c.path not in excluded]
+        return [(c, pos) for c, pos in exact.get(marker, []) if c.path not in excluded]
 
     def case_only_consumer(self, facts: Facts, marker: str, producer: str) -> Position | None:
-        """The first case-insensitive (ASCII) match of the declared `marker` outside the
+        """The first match of the declared `marker` ignoring (ASCII) case, outside the
         excluded files."""
+        _, folded = self._occurrences(facts)
         excluded = self._excluded(facts, marker, producer)
-        if "folded" in self._cache:
-            folded: Occurrences = self._cache["folded"]
-            found = folded.get(marker, [])
-        else:
-            # Few markers lack an exact consumer: a search per file is cheapest until the
-            # queries add up, then one multi-pattern pass over all files is.
-            queries = len(self._cache.get("searched", ())) + 1
-            if queries * len(facts.consumers) > _SEARCHES_BEFORE_ONE_PASS:
-                self._cache["folded"] = _occurrences(facts, list(self.declared), fold=True)
-                return self.case_only_consumer(facts, marker, producer)
-            searched: dict[str, list[tuple[Consumer, Position]]] = self._cache.setdefault(
-                "searched", {}
-            )
-            if marker not in searched:
-                searched[marker] = _folded_search(facts, marker, self._cache.setdefault("fold", {}))
-            found = searched[marker]
-        for consumer, pos in found:
-            if consumer.path not in excluded:
-                return pos
-        return None
+        return next((pos for c, pos in folded.get(marker, []) if c.path not in excluded), None)
+
+    def _occurrences(self, facts: Facts) -> tuple[Occurrences, Occurrences]:
+        if "occurrences" not in self._cache:
+            self._cache["occurrences"] = occurrences(facts, sorted(self.declared))
+        found: tuple[Occurrences, Occurrences] = self._cache["occurrences"]
+        return found
 
     def matched_on(self, facts: Facts, agent: str, own: set[str]) -> set[str]:
         """Tokens a workflow or command matches on `agent`'s return: quoted in a section that
@@ -105,75 +90,62 @@ class Index:
         return out
 
 
-_SEARCHES_BEFORE_ONE_PASS = 5000
+def _fold(text: str) -> bytes:
+    """`text` as UTF-8 with ASCII letters lowered: much cheaper than str.lower() on
+    non-ASCII text, and enough for markers, whose consumers differ from them in ASCII case."""
+    return text.encode().lower()
 
 
-def _fold(text: str) -> str:
-    """`text` with ASCII letters lowered, as a one-byte-per-character string of its UTF-8
-    bytes: much cheaper than str.lower() on non-ASCII text, and enough for markers, which
-    differ from their consumers' spelling in ASCII case."""
-    return text.encode().lower().decode("latin-1")
+def occurrences(facts: Facts, markers: list[str]) -> tuple[Occurrences, Occurrences]:
+    """For each marker, the consumers that contain it exactly, and those that contain it
+    ignoring case, each with where it first occurs, sorted by path.
 
-
-def _char_position(source: Source, folded: str, start: int) -> Position:
-    return source.position(len(folded[:start].encode("latin-1").decode("utf-8", "replace")))
-
-
-def _folded_search(
-    facts: Facts, marker: str, cache: dict[str, str]
-) -> list[tuple[Consumer, Position]]:
-    needle = _fold(marker)
-    out = []
-    for path in sorted(facts.consumers):
-        consumer = facts.consumers[path]
-        if consumer.literals is not None:
-            hit = next((lit for lit in consumer.literals if needle in _fold(lit.value)), None)
-            if hit is not None:
-                out.append((consumer, hit.position))
-            continue
-        folded = cache.get(path)
-        if folded is None:
-            folded = cache[path] = _fold(consumer.source.text)
-        i = folded.find(needle)
-        if i >= 0:
-            out.append((consumer, _char_position(consumer.source, folded, i)))
-    return out
-
-
-def _occurrences(facts: Facts, markers: list[str], fold: bool) -> Occurrences:
-    """For each marker, the consumers that contain it and where it first occurs, sorted by
-    path: one multi-pattern (Aho-Corasick) pass over every consumer, so the cost grows with
-    the text, not with markers times files. With `fold`, ASCII case is ignored."""
-    out: Occurrences = {}
+    One multi-pattern (Aho-Corasick) pass over the case-folded text of every consumer, so the
+    cost grows with the text, not with markers times files; exact case is checked at each
+    hit. The automaton runs over the folded UTF-8 bytes seen as Latin-1 text, one character
+    per byte, so hit offsets are byte offsets.
+    """
+    exact: Occurrences = {}
+    folded: Occurrences = {}
     if not markers:
-        return out
+        return exact, folded
     import ahocorasick  # type: ignore[import-not-found,import-untyped,unused-ignore]
 
-    automaton = ahocorasick.Automaton()
+    groups: dict[bytes, list[tuple[str, bytes]]] = {}
     for marker in markers:
-        automaton.add_word(_fold(marker) if fold else marker, marker)
+        groups.setdefault(_fold(marker), []).append((marker, marker.encode()))
+    automaton = ahocorasick.Automaton()
+    for key, group in groups.items():
+        automaton.add_word(key.decode("latin-1"), (len(key), group))
     automaton.make_automaton()
     for path in sorted(facts.consumers):
         consumer = facts.consumers[path]
-        first: dict[str, Position] = {}
-        if consumer.literals is None:
-            text = _fold(consumer.source.text) if fold else consumer.source.text
-            for end, marker in automaton.iter(text):
-                if marker not in first:
-                    start = end - len(_fold(marker) if fold else marker) + 1
-                    first[marker] = (
-                        _char_position(consumer.source, text, start)
-                        if fold
-                        else consumer.source.position(start)
+        first_exact: dict[str, Position] = {}
+        first_folded: dict[str, Position] = {}
+        pieces = (
+            [(consumer.source.text, None)]
+            if consumer.literals is None
+            else [(lit.value, lit.position) for lit in consumer.literals]
+        )
+        for text, literal_at in pieces:
+            data = text.encode()
+            for end, (size, group) in automaton.iter(data.lower().decode("latin-1")):
+                start = end - size + 1
+                for marker, raw in group:
+                    is_exact = marker not in first_exact and data[start : end + 1] == raw
+                    if marker in first_folded and not is_exact:
+                        continue
+                    pos = literal_at or consumer.source.position(
+                        len(data[:start].decode("utf-8", "replace"))
                     )
-        else:
-            for lit in consumer.literals:
-                value = _fold(lit.value) if fold else lit.value
-                for _, marker in automaton.iter(value):
-                    first.setdefault(marker, lit.position)
-        for marker, pos in first.items():
-            out.setdefault(marker, []).append((consumer, pos))
-    return out
+                    first_folded.setdefault(marker, pos)
+                    if is_exact:
+                        first_exact[marker] = pos
+        for marker, pos in first_exact.items():
+            exact.setdefault(marker, []).append((consumer, pos))
+        for marker, pos in first_folded.items():
+            folded.setdefault(marker, []).append((consumer, pos))
+    return exact, folded
 
 
 @lru_cache(maxsize=8)

@@ -142,7 +142,10 @@ class Repo:
             return None
         try:
             with open(abspath, "rb") as fh:
-                data = fh.read(self.max_bytes + 1)
+                size = os.fstat(fh.fileno()).st_size
+                # a buffer sized by the file, not by the limit: a limit-sized buffer for every
+                # file costs more than reading them all; one byte more shows a file that grew
+                data = fh.read(min(size, self.max_bytes) + 1)
         except OSError as exc:
             self._problem(path, f"cannot read file: {exc.strerror or exc}")
             return None
