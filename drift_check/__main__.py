@@ -1,5 +1,3 @@
-import sys
+from drift_check.cli import run
 
-from drift_check.cli import main
-
-sys.exit(main())
+run()

@@ -152,3 +152,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return EXIT_ERROR
     return int(result or 0)
+
+
+def run() -> None:
+    """The console script: `main`, then exit without tearing the interpreter down.
+
+    Freeing every module and object at exit takes longer than a pre-commit hook should wait
+    (about 13 ms of a 0.15 s run, measured in docs/performance.md); the output is flushed
+    first, and nothing else is left to do. Tests call `main(argv)`, which returns normally.
+    """
+    code = main()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (BrokenPipeError, OSError):
+        code = code or EXIT_ERROR
+    os._exit(code)
