@@ -774,6 +774,60 @@ class Row(NamedTuple):
     stats: Stats
 
 
+SKILLS_TARGET_S = 1.0  # the skills-heavy tree, median wall time (issue 3)
+
+
+def generate_skills(root: Path, skills: int, agents: int, seed: int) -> tuple[int, int]:
+    """A Gaia-style tree: `skills` skills (SKILL.md of about 60 lines, a reference.md with
+    headings that links resolve to), `agents` agents injecting 8 skills each, and a
+    skills/README.md with the assignment matrix and the directory tree. A few drifts."""
+    rng = random.Random(seed)
+    names = [f"skill-{i:04d}" for i in range(skills)]
+    for i, name in enumerate(names):
+        folder = root / "skills" / name
+        folder.mkdir(parents=True)
+        steps = "\n".join(
+            f"{k + 1}. Step {k + 1} of {name}: check the inputs, then act (see reference.md)."
+            for k in range(50)
+        )
+        key = "name" if i % 97 else "nmae"  # a misspelt key now and then: DC502/DC506
+        (folder / "SKILL.md").write_text(
+            f"---\n{key}: {name}\ndescription: Use when working on {name}.\n---\n\n"
+            f"# {name}\n\n{steps}\n\nDetails: [the checklist](reference.md#checklist).\n",
+            encoding="utf-8",
+        )
+        (folder / "reference.md").write_text(
+            f"# {name} reference\n\n## Checklist\n\n" + "- a check\n" * 40, encoding="utf-8"
+        )
+    rows = []
+    for a in range(agents):
+        chosen = ["agent-protocol", "security-tiers", *rng.sample(names, 6)]
+        listed = "".join(f"  - {n}\n" for n in chosen)
+        (root / "agents").mkdir(exist_ok=True)
+        (root / "agents" / f"agent-{a:03d}.md").write_text(
+            f"---\nname: agent-{a:03d}\ndescription: Agent {a}.\ntools: Read, Write\n"
+            f"skills:\n{listed}---\n\nDo the work the skills describe.\n",
+            encoding="utf-8",
+        )
+        shown = chosen if a % 10 else chosen[:-1]  # a row that forgot a skill: DC801
+        rows.append(f"| agent-{a:03d} | {', '.join(shown)} | |")
+    for base in ("agent-protocol", "security-tiers"):
+        (root / "skills" / base).mkdir()
+        (root / "skills" / base / "SKILL.md").write_text(
+            f"---\nname: {base}\ndescription: Use always.\n---\n\n# {base}\n", encoding="utf-8"
+        )
+    tree = "\n".join(
+        f"├── {n}/\n│   └── reference.md"
+        for n in sorted([*names, "agent-protocol", "security-tiers"])
+    )
+    (root / "skills" / "README.md").write_text(
+        f"# Skills\n\n```\nskills/\n{tree}\n```\n\n**Skill assignment matrix:**\n\n"
+        "| Agent | Core Skills | Domain Skills |\n|---|---|---|\n" + "\n".join(rows) + "\n",
+        encoding="utf-8",
+    )
+    return tree_size(root)
+
+
 def interpreter_of(exe: str) -> list[str]:
     """The interpreter a console script runs under (its `#!` line), else this one."""
     try:
@@ -1052,6 +1106,13 @@ def _bench(
         made = time.perf_counter() - start
         print(f"bench: generated {factor}x: {files} files, {size / 1e6:.1f} MB in {made:.1f} s")
         trees[f"{factor}x"] = (f"generated {factor}x", tmp / f"x{factor}", files, size)
+    files, size = generate_skills(tmp / "skills", 1000, 100, args.seed)
+    trees["skills"] = (
+        "generated skills-heavy (1,000 skills, 100 agents)",
+        tmp / "skills",
+        files,
+        size,
+    )
     notes.append(
         f"Generated trees: seed {args.seed}, shape {profile.source}. Per 1x: {profile.agents}"
         f" agents, {profile.rows} registry rows (5 columns here), {profile.references}"
@@ -1089,6 +1150,12 @@ def _bench(
         if not ok:
             failures.append(text)
 
+    skills_row = by_key.get("skills")
+    if skills_row is not None:
+        verdict(
+            skills_row.stats.median <= SKILLS_TARGET_S and not skills_row.stats.timed_out,
+            f"{skills_row.label}: median {skills_row.stats.median:.3f} s <= {SKILLS_TARGET_S} s",
+        )
     target = by_key.get(phase_key)
     if target is not None:
         s = target.stats
