@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from drift_check.config import Config
 from drift_check.facts import Facts
@@ -10,8 +10,7 @@ from drift_check.rules import Finding, Rule, selected
 from drift_check.scanners import build_facts
 
 
-@dataclass(frozen=True)
-class Report:
+class Report(NamedTuple):
     config: Config
     facts: Facts
     rules: tuple[Rule, ...]

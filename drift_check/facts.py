@@ -6,7 +6,6 @@ Every fact that a finding can point at carries a `Position` (1-based line and co
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 
@@ -243,26 +242,29 @@ class ReadGate(NamedTuple):
     dispatched_agent: str | None  # the agent the surrounding section dispatches to, if named
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class Facts:
+class Facts(NamedTuple):
+    """Everything the rules read. `derived` is where rules memoise what they compute from
+    the facts (one per run); nothing else in here changes after the scan."""
+
     root: str
     preset: str
     registry: Registry | None
-    agents: dict[str, Agent]
+    agents: dict[str, Agent]  # by name; the first file of a name (the contract rules' view)
     consumers: dict[str, Consumer]
     quoted_markers: tuple[QuotedMarker, ...]
     problems: tuple[InputProblem, ...]
     settings: dict[str, Any]
-    existing_paths: frozenset[str] = frozenset()
-    existing_dirs: frozenset[str] = frozenset()  # every folder holding a file, at any depth
-    agent_names: frozenset[str] = frozenset()  # every agent file's stem, readable or not
-    read_gates: dict[str, tuple[ReadGate, ...]] = field(default_factory=dict)
-    skills: dict[str, Skill] = field(default_factory=dict)  # by SKILL.md path
-    all_agents: tuple[Agent, ...] = ()  # every agent file, also two with one name
-    frontmatter_errors: frozenset[str] = frozenset()  # files whose frontmatter is invalid
-    skill_dirs: frozenset[str] = frozenset()  # every skill folder, readable SKILL.md or not
-    anchors: dict[str, frozenset[str]] = field(default_factory=dict)  # path -> heading slugs
-    matrix: SkillMatrix | None = None
-    unassigned: tuple[UnassignedList, ...] = ()
-    tree: SkillTree | None = None
-    mentions: dict[str, frozenset[str]] = field(default_factory=dict)  # skill -> files naming it
+    existing_paths: frozenset[str]
+    existing_dirs: frozenset[str]  # every folder holding a file, at any depth
+    agent_names: frozenset[str]  # every agent file's stem, readable or not
+    read_gates: dict[str, tuple[ReadGate, ...]]
+    skills: dict[str, Skill]  # by SKILL.md path
+    all_agents: tuple[Agent, ...]  # every agent file, also two with one name
+    frontmatter_errors: frozenset[str]  # files whose frontmatter is invalid
+    skill_dirs: frozenset[str]  # every skill folder, readable SKILL.md or not
+    anchors: dict[str, frozenset[str]]  # path -> heading slugs
+    matrix: SkillMatrix | None
+    unassigned: tuple[UnassignedList, ...]
+    tree: SkillTree | None
+    mentions: dict[str, frozenset[str]]  # skill -> files naming it
+    derived: dict[str, Any]

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
 from drift_check.facts import Agent, Consumer, Facts, Position, RegistryRow
@@ -16,15 +14,25 @@ NON_SENTINEL = ("artifact+query", "structured-return")
 Occurrences = dict[str, list[tuple[Consumer, Position]]]
 
 
-@dataclass(frozen=True)
 class Index:
-    rows: tuple[RegistryRow, ...]
-    row_of: dict[str, RegistryRow]  # the first row per agent
-    declared: dict[str, set[str]]  # marker -> agents whose rows declare it
-    emitters: dict[str, set[str]]  # fenced heading text -> agents that emit it
-    shape: re.Pattern[str]
-    max_length: int
-    _cache: dict[str, Any] = field(default_factory=dict)
+    """Lookups over the facts that several rules share, built once per run."""
+
+    def __init__(
+        self,
+        rows: tuple[RegistryRow, ...],
+        row_of: dict[str, RegistryRow],
+        declared: dict[str, set[str]],
+        emitters: dict[str, set[str]],
+        shape: re.Pattern[str],
+        max_length: int,
+    ) -> None:
+        self.rows = rows
+        self.row_of = row_of  # the first row per agent
+        self.declared = declared  # marker -> agents whose rows declare it
+        self.emitters = emitters  # fenced heading text -> agents that emit it
+        self.shape = shape
+        self.max_length = max_length
+        self._cache: dict[str, Any] = {}
 
     def checked_rows(self, facts: Facts) -> list[tuple[RegistryRow, Agent]]:
         """Rows whose agent file exists, once per agent: the rows the contract rules check."""
@@ -148,8 +156,16 @@ def occurrences(facts: Facts, markers: list[str]) -> tuple[Occurrences, Occurren
     return exact, folded
 
 
-@lru_cache(maxsize=8)
 def index(facts: Facts) -> Index:
+    """The shared lookups of this run, built on first use."""
+    found = facts.derived.get("index")
+    if found is None:
+        found = facts.derived["index"] = _build_index(facts)
+    built: Index = found
+    return built
+
+
+def _build_index(facts: Facts) -> Index:
     rows = facts.registry.rows if facts.registry else ()
     row_of: dict[str, RegistryRow] = {}
     declared: dict[str, set[str]] = {}

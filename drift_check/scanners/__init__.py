@@ -122,6 +122,7 @@ def build_facts(config: Config) -> Facts:
         unassigned=restated[1],
         tree=restated[2],
         mentions=_mentions(repo, {s.name for s in skills.values()}) if skills else {},
+        derived={},
     )
 
 

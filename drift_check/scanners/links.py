@@ -5,7 +5,6 @@ from __future__ import annotations
 import posixpath
 import re
 from functools import lru_cache
-from urllib.parse import unquote
 
 from drift_check.facts import Link, Source
 from drift_check.scanners.markdown import scan
@@ -31,6 +30,15 @@ def _in_code(text: str, offset: int, line: int, spans: list[tuple[int, int]]) ->
         return True
     line_start = text.rfind("\n", 0, offset) + 1
     return text.count("`", line_start, offset) % 2 == 1  # inside an inline code span
+
+
+def unquote(text: str) -> str:
+    """Percent-decoding, imported only when a `%` needs it (urllib costs a few ms)."""
+    if "%" not in text:
+        return text
+    from urllib.parse import unquote as decode
+
+    return decode(text)
 
 
 def resolve(source_path: str, target: str) -> str | None:
