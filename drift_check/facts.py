@@ -50,6 +50,7 @@ class RegistryRow(NamedTuple):
     consumed_by: tuple[CitedPath, ...]
     kind: str | None
     kind_position: Position | None
+    line_text: str
 
     @property
     def all_marker_texts(self) -> tuple[str, ...]:

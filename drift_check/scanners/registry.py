@@ -245,6 +245,7 @@ def parse_registry(source: Source, heading: str) -> tuple[Registry | None, list[
                 consumed_by=tuple(consumed),
                 kind=kind,
                 kind_position=kind_pos,
+                line_text=raw,
             )
         )
     heading_pos = Position(path, found.line, found.column)
