@@ -2,8 +2,6 @@
 `.drift-check.yaml` on top of it. With no config the layout is auto-detected.
 """
 
-from __future__ import annotations
-
 import os
 from typing import Any, NamedTuple
 

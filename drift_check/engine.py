@@ -1,7 +1,5 @@
 """The pipeline: config -> scanners -> facts -> rules -> findings."""
 
-from __future__ import annotations
-
 from typing import NamedTuple
 
 from drift_check.config import Config

@@ -4,8 +4,6 @@ Scanners build these facts from files; rules read them and never touch the file 
 Every fact that a finding can point at carries a `Position` (1-based line and column).
 """
 
-from __future__ import annotations
-
 from typing import Any, NamedTuple
 
 

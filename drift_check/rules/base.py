@@ -1,7 +1,5 @@
 """What a rule is: metadata next to its check, and the findings it yields."""
 
-from __future__ import annotations
-
 import inspect
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
@@ -34,15 +32,37 @@ Check = Callable[[Facts], Iterator[Hit]]
 
 
 class Rule(NamedTuple):
+    """A rule: its metadata next to its check. The documentation is kept as written and
+    cleaned up only when `explain`, `rules` or the docs ask for it."""
+
     code: str
     name: str
     severity: str
-    summary: str
-    explanation: str
-    failing: str
-    passing: str
     check: Check
+    failing_example: str
+    passing_example: str
     blind_spot: bool = False  # beyond GSD's own check-contract-drift
+
+    @property
+    def _doc(self) -> tuple[str, str]:
+        summary, _, explanation = inspect.cleandoc(self.check.__doc__ or "").partition("\n\n")
+        return " ".join(summary.split()), explanation.strip()
+
+    @property
+    def summary(self) -> str:
+        return self._doc[0]
+
+    @property
+    def explanation(self) -> str:
+        return self._doc[1]
+
+    @property
+    def failing(self) -> str:
+        return inspect.cleandoc(self.failing_example)
+
+    @property
+    def passing(self) -> str:
+        return inspect.cleandoc(self.passing_example)
 
     def findings(self, facts: Facts, severity: str | None = None) -> Iterator[Finding]:
         for hit in self.check(facts):
@@ -72,19 +92,6 @@ def rule(
     the summary, the rest says why it matters and what to do."""
 
     def wrap(check: Check) -> Rule:
-        doc = inspect.cleandoc(check.__doc__ or "")
-        summary, _, explanation = doc.partition("\n\n")
-        summary = " ".join(summary.split())
-        return Rule(
-            code=code,
-            name=name,
-            severity=severity,
-            summary=summary.strip(),
-            explanation=explanation.strip(),
-            failing=inspect.cleandoc(failing),
-            passing=inspect.cleandoc(passing),
-            check=check,
-            blind_spot=blind_spot,
-        )
+        return Rule(code, name, severity, check, failing, passing, blind_spot)
 
     return wrap

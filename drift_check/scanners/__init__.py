@@ -20,10 +20,7 @@ from drift_check.facts import (
 from drift_check.scanners.agents import HeadingCache, scan_agent
 from drift_check.scanners.consumers import scan_consumers, settings_globs
 from drift_check.scanners.files import DEFAULT_MAX_BYTES, Repo, matches
-from drift_check.scanners.links import slugs
 from drift_check.scanners.registry import parse_registry
-from drift_check.scanners.restated import find_matrix, find_tree, find_unassigned
-from drift_check.scanners.skills import scan_skill
 
 
 def build_facts(config: Config) -> Facts:
@@ -85,14 +82,19 @@ def build_facts(config: Config) -> Facts:
         gates_by_path.setdefault(gate.position.path, []).append(gate)
     skill_paths = repo.glob(globs("skills"))
     skills: dict[str, Skill] = {}  # by path: two folders may hold skills of one name
-    for path in skill_paths:
-        skill = scan_skill(path, repo, settings, problems)
-        if skill is not None:
-            skills[path] = skill
+    if skill_paths:
+        from drift_check.scanners.skills import scan_skill
+
+        for path in skill_paths:
+            skill = scan_skill(path, repo, settings, problems)
+            if skill is not None:
+                skills[path] = skill
     restated = _restated(repo, settings)
     links = [link for a in agents.values() for link in a.links]
     links += [link for s in skills.values() for link in s.links]
     anchors: dict[str, frozenset[str]] = {}
+    if links:
+        from drift_check.scanners.links import slugs
     for link in links:
         target = link.resolved
         if link.anchor and target and target.endswith(".md") and target not in anchors:
@@ -143,14 +145,18 @@ def _restated(
     the files the pack names."""
     matrix = None
     spec = settings.get("skill-matrix")
+    phrases = settings.get("unassigned-phrases") or []
+    tree_file = settings.get("skill-tree-file")
+    if not (spec or phrases or tree_file):
+        return None, (), None
+    from drift_check.scanners.restated import find_matrix, find_tree, find_unassigned
+
     unassigned: list[UnassignedList] = []
     files = {spec.get("file")} if spec else set()
     if spec and repo.exists(str(spec.get("file"))):
         source = repo.read(str(spec["file"]))
         if source is not None:
             matrix = find_matrix(source, spec)
-    phrases = settings.get("unassigned-phrases") or []
-    tree_file = settings.get("skill-tree-file")
     tree = None
     for path in sorted(f for f in files | {tree_file} if f and repo.exists(f)):
         source = repo.read(path)

@@ -5,12 +5,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from drift_check.facts import Agent, Emission, Include, InputProblem, Position, Source
+from drift_check.facts import Agent, Emission, Include, InputProblem, Link, Position, Source
 from drift_check.scanners.files import Repo, matches
-from drift_check.scanners.frontmatter import read_frontmatter
-from drift_check.scanners.links import find_links
+from drift_check.scanners.frontmatter import frontmatter_names, read_frontmatter
 from drift_check.scanners.markdown import scan
-from drift_check.scanners.skills import frontmatter_names
 
 _INCLUDE = re.compile(r"@([~$\w.][^\s`'\"()<>\[\]{}|,;*]*)")
 _TRAILING_PROSE = re.compile(r"[.:!?]+$")
@@ -141,9 +139,7 @@ def scan_agent(
         texts=tuple(texts),
         skills=frontmatter_names(source, frontmatter, key_lines, "skills"),
         tool_names=frontmatter_names(source, frontmatter, key_lines, "tools") or (),
-        links=tuple(find_links(source, settings.get("sibling-docs", [])))
-        if settings.get("agent-links", True)
-        else (),
+        links=_links(source, settings),
     )
 
 
@@ -169,3 +165,11 @@ def _fenced(
     found = [(h.text, Position(source.path, h.line, h.column)) for h in md.headings if h.in_fence]
     cache.by_path[source.path] = found
     return found
+
+
+def _links(source: Source, settings: dict[str, Any]) -> tuple[Link, ...]:
+    if not settings.get("agent-links", True):
+        return ()
+    from drift_check.scanners.links import find_links
+
+    return tuple(find_links(source, settings.get("sibling-docs", [])))

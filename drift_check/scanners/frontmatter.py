@@ -8,12 +8,10 @@ read by a line scan that gives exactly what the strict YAML parser gives (proved
 tags, block scalars, numbers, booleans, nesting, duplicate keys) goes to ruamel.yaml.
 """
 
-from __future__ import annotations
-
 import re
 from typing import Any, NamedTuple
 
-from drift_check.facts import InputProblem, Position, Source
+from drift_check.facts import InputProblem, Named, Position, Source
 
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 # A top-level key: plain (not a list item or comment), or quoted.
@@ -140,3 +138,33 @@ def read_frontmatter(source: Source) -> Frontmatter:
         )
         return Frontmatter(None, key_lines, problem)
     return Frontmatter(loaded, key_lines, None)
+
+
+def frontmatter_names(
+    source: Source, frontmatter: dict[str, Any] | None, key_lines: dict[str, int], key: str
+) -> tuple[Named, ...] | None:
+    """The entries of a frontmatter list (`skills:`, `tools:`), as a YAML list or a comma
+    string, each at the line and column where it is written; None when the key is absent."""
+    if not frontmatter or key not in frontmatter:
+        return None
+    value = frontmatter[key]
+    if isinstance(value, str):
+        names = [v.strip() for v in value.split(",") if v.strip()]
+    elif isinstance(value, list):
+        names = [str(v).strip() for v in value if str(v).strip()]
+    else:
+        return ()
+    lines = source.text.split("\n")
+    line = key_lines.get(key, 1)  # 1-based
+    column = len(key) + 1  # search after the key on its own line
+    out = []
+    for name in names:
+        pos = Position(source.path, key_lines.get(key, 1), 1)
+        for n in range(line, min(len(lines), line + 200) + 1):
+            i = lines[n - 1].find(name, column if n == line else 0)
+            if i >= 0:
+                pos = Position(source.path, n, i + 1)
+                line, column = n, i + len(name)
+                break
+        out.append(Named(name, pos))
+    return tuple(out)

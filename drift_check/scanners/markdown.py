@@ -13,8 +13,6 @@ also see a fence), so indentation is not limited to three spaces as it is for a 
 top level of a document.
 """
 
-from __future__ import annotations
-
 import re
 from functools import lru_cache
 from typing import NamedTuple

@@ -7,8 +7,6 @@ trailing `(annotation)`; `No marker` means none; `(unconsumed: reason)` waives t
 requirement of that one marker.
 """
 
-from __future__ import annotations
-
 import re
 from typing import NamedTuple
 

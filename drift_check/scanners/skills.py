@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from drift_check.facts import Named, Position, Skill, Source
+from drift_check.facts import Skill
 from drift_check.scanners.files import Repo
 from drift_check.scanners.frontmatter import read_frontmatter
 from drift_check.scanners.links import find_links
@@ -50,33 +50,3 @@ def scan_skill(
         token_estimate=-(-len(text) // max(1, int(settings.get("chars-per-token", 4)))),
         links=tuple(find_links(source, settings.get("sibling-docs", []))),
     )
-
-
-def frontmatter_names(
-    source: Source, frontmatter: dict[str, Any] | None, key_lines: dict[str, int], key: str
-) -> tuple[Named, ...] | None:
-    """The entries of a frontmatter list (`skills:`, `tools:`), as a YAML list or a comma
-    string, each at the line and column where it is written; None when the key is absent."""
-    if not frontmatter or key not in frontmatter:
-        return None
-    value = frontmatter[key]
-    if isinstance(value, str):
-        names = [v.strip() for v in value.split(",") if v.strip()]
-    elif isinstance(value, list):
-        names = [str(v).strip() for v in value if str(v).strip()]
-    else:
-        return ()
-    lines = source.text.split("\n")
-    line = key_lines.get(key, 1)  # 1-based
-    column = len(key) + 1  # search after the key on its own line
-    out = []
-    for name in names:
-        pos = Position(source.path, key_lines.get(key, 1), 1)
-        for n in range(line, min(len(lines), line + 200) + 1):
-            i = lines[n - 1].find(name, column if n == line else 0)
-            if i >= 0:
-                pos = Position(source.path, n, i + 1)
-                line, column = n, i + len(name)
-                break
-        out.append(Named(name, pos))
-    return tuple(out)
