@@ -25,7 +25,9 @@ from typing import NamedTuple
 def _candidates(max_level: int) -> re.Pattern[str]:
     hashes = "#{1,%d}" % max_level  # noqa: UP031 (braces would need escaping in a format)
     return re.compile(
-        r"\n((?:[ \t]{0,3}(?:[-*+]|\d{1,9}[.)])[ \t]+|[ \t]{0,3}>[ \t]?)*)([ \t]*)"
+        # the look-ahead turns away lines that start with a letter before the slower part
+        r"\n(?=[ \t>*+\d#`~-])"
+        r"((?:[ \t]{0,3}(?:[-*+]|\d{1,9}[.)])[ \t]+|[ \t]{0,3}>[ \t]?)*)([ \t]*)"
         r"(`{3,}|~{3,}|" + hashes + r"(?=[ \t\n]|\Z))([^\n]*)"
     )
 
