@@ -8,10 +8,14 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import click
 
 from drift_check import __version__
+
+if TYPE_CHECKING:
+    from drift_check.engine import Report
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -49,6 +53,18 @@ def _codes(values: tuple[str, ...]) -> tuple[str, ...]:
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write the report here.")
 @click.option("--config", "config_file", type=click.Path(dir_okay=False), help="Config file.")
 @click.option("--quiet", "-q", is_flag=True, help="Do not print which preset was used.")
+@click.option(
+    "--baseline",
+    "baseline_file",
+    type=click.Path(dir_okay=False),
+    help="Report only findings not recorded in this baseline file.",
+)
+@click.option(
+    "--baseline-write",
+    "baseline_out",
+    type=click.Path(dir_okay=False),
+    help="Record the current findings in this baseline file and exit 0.",
+)
 @click.version_option(__version__, prog_name="drift-check")
 def check(
     path: str,
@@ -58,6 +74,8 @@ def check(
     output: str | None,
     config_file: str | None,
     quiet: bool,
+    baseline_file: str | None,
+    baseline_out: str | None,
 ) -> int:
     """Check the agent contracts of the repository at PATH (default: current directory)."""
     from drift_check.config import load_config
@@ -69,6 +87,17 @@ def check(
     report = run(config, _codes(select), _codes(ignore))
     if not quiet:
         click.echo(banner(report), err=True)
+    if baseline_out is not None:
+        from drift_check.filters import baseline_text
+
+        with open(baseline_out, "w", encoding="utf-8") as fh:
+            fh.write(baseline_text(list(report.findings), report.facts))
+        click.echo(
+            f"drift-check: recorded {len(report.findings)} findings in {baseline_out}", err=True
+        )
+        return EXIT_CLEAN
+    if baseline_file is not None:
+        report = _against_baseline(report, baseline_file)
     color = (
         output is None and fmt == "text" and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
     )
@@ -80,6 +109,26 @@ def check(
         click.echo(text, nl=False)
     failing = any(f.severity != "info" for f in report.findings)  # info never fails a run
     return EXIT_FINDINGS if failing else EXIT_CLEAN
+
+
+def _against_baseline(report: Report, baseline_file: str) -> Report:
+    """The report without the findings the baseline holds; entries that no longer occur are
+    listed on stderr, so the baseline can be shrunk."""
+    from drift_check.filters import apply_baseline, read_baseline
+
+    try:
+        with open(baseline_file, encoding="utf-8") as fh:
+            baseline = read_baseline(fh.read(), baseline_file)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    new, stale = apply_baseline(list(report.findings), report.facts, baseline)
+    for entry in stale:
+        click.echo(
+            f"drift-check: baseline entry no longer occurs: {entry.code} {entry.path}"
+            " (rewrite the baseline with --baseline-write)",
+            err=True,
+        )
+    return report._replace(findings=tuple(new))
 
 
 @click.command("rules")

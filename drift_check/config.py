@@ -62,7 +62,7 @@ SETTING_TYPES: dict[str, str] = {
     "unassigned-phrases": "list",
     "skill-tree-file": "str?",
 }
-CONFIG_KEYS = {"preset", "select", "ignore", "severity", *SETTING_TYPES}
+CONFIG_KEYS = {"preset", "select", "ignore", "severity", "per-file-ignores", *SETTING_TYPES}
 SEVERITIES = ("error", "warning", "info")
 PACK_KEYS = {"name", "extends", "summary", "notes", "detect", "settings", "rules"}
 
@@ -89,6 +89,7 @@ class Config(NamedTuple):
     select: tuple[str, ...]
     ignore: tuple[str, ...] = ()
     severities: dict[str, str] = {}  # noqa: RUF012 (a NamedTuple default, never mutated)
+    per_file_ignores: dict[str, list[str]] = {}  # noqa: RUF012 (glob -> codes or prefixes)
 
 
 def packs_dir() -> str:
@@ -333,7 +334,19 @@ def load_config(root: str, config_file: str | None = None) -> Config:
         select=_codes(user.get("select"), where, "select") or pack.rules or ("DC",),
         ignore=_codes(user.get("ignore"), where, "ignore"),
         severities={str(k): str(v) for k, v in severities.items()},
+        per_file_ignores=_per_file_ignores(user.get("per-file-ignores"), where),
     )
+
+
+def _per_file_ignores(value: Any, where: str | None) -> dict[str, list[str]]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict) or not all(
+        isinstance(k, str) and isinstance(v, list) and all(isinstance(c, str) for c in v)
+        for k, v in value.items()
+    ):
+        raise ConfigError(f"{where}: `per-file-ignores` maps globs to lists of rule codes")
+    return {str(k): [str(c) for c in v] for k, v in value.items()}
 
 
 def _codes(value: Any, where: str | None, key: str) -> tuple[str, ...]:

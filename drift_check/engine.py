@@ -16,10 +16,19 @@ class Report(NamedTuple):
 
 
 def run(config: Config, select: tuple[str, ...] = (), ignore: tuple[str, ...] = ()) -> Report:
-    """Scan the tree once, run every selected rule over the facts, return sorted findings."""
+    """Scan the tree once, run every selected rule over the facts, drop what suppression
+    comments and per-file ignores cover, return the findings sorted."""
     facts = build_facts(config)
     rules = selected(select or config.select, config.ignore + ignore)
     found: set[Finding] = set()
     for r in rules:
         found.update(r.findings(facts, config.severities.get(r.code)))
-    return Report(config, facts, tuple(rules), tuple(sorted(found)))
+    findings = sorted(found)
+    if facts.directives or config.per_file_ignores:
+        from drift_check.filters import suppress
+
+        unused = next((r for r in rules if r.code == "DC010"), None)
+        if unused is not None and config.severities.get("DC010"):
+            unused = unused._replace(severity=config.severities["DC010"])
+        findings = suppress(findings, facts, config.per_file_ignores, tuple(rules), unused)
+    return Report(config, facts, tuple(rules), tuple(findings))

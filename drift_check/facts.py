@@ -233,6 +233,16 @@ class SkillTree(NamedTuple):
     entries: tuple[TreeEntry, ...]
 
 
+class Directive(NamedTuple):
+    """A suppression comment: `ignore[...]` covers its own line and the next one,
+    `ignore-file[...]` the whole file."""
+
+    position: Position
+    whole_file: bool
+    codes: tuple[str, ...]  # codes or prefixes, upper case
+    reason: str
+
+
 class ReadGate(NamedTuple):
     """An occurrence of the read-gate tag in a consumer: files sent to an agent to read."""
 
@@ -265,4 +275,6 @@ class Facts(NamedTuple):
     unassigned: tuple[UnassignedList, ...]
     tree: SkillTree | None
     mentions: dict[str, frozenset[str]]  # skill -> files naming it
+    directives: dict[str, tuple[Directive, ...]]  # by path, for every file read
+    sources: dict[str, Source]  # every file read, by path
     derived: dict[str, Any]

@@ -17,6 +17,7 @@ A case is a tree (a base tree plus the files that differ), and the positions
         expect:                # path:line:col of every finding of this rule; [] when clean
           - gsd-core/references/agent-contracts.md:9:3
         message_contains: ["a substring of some finding's message"]   # optional
+        select: "DC010,DC103"  # optional: the rules to run (default: this rule alone)
         xfail: "why"           # optional: a known bug; `expect` says what SHOULD be reported
 
 Lines and columns are 1-based; a column counts characters, not bytes. An `xfail` case is
@@ -56,7 +57,7 @@ def _cases() -> list[object]:
 @pytest.mark.parametrize(("code", "case"), _cases())
 def test_rule_case(code: str, case: dict, tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
     write_tree(tmp_path, tree_files(case.get("base"), case.get("files")))
-    run = cli(str(tmp_path), "--format", "json", "--select", code, "-q")
+    run = cli(str(tmp_path), "--format", "json", "--select", case.get("select", code), "-q")
     assert run.code in (0, 1), run.err
     found = sorted(
         f"{f['path']}:{f['line']}:{f['column']}"

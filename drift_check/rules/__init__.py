@@ -1,6 +1,7 @@
 """The rule set: one module per rule family, each rule's metadata next to its check.
 
 - `inputs`      DC0xx  files that cannot be read or parsed
+- `suppressions` DC010 suppression comments that suppress nothing
 - `roster`      DC1xx  the registry as a roster of agents and cited paths
 - `emission`    DC2xx  what agents emit against what their rows declare
 - `consumption` DC3xx  who consumes each marker; phantom and misdirected matches
@@ -25,11 +26,13 @@ from drift_check.rules import (
     restated,
     roster,
     skills,
+    suppressions,
 )
 from drift_check.rules.base import Finding, Hit, Rule, rule
 
 ALL_RULES: tuple[Rule, ...] = (
     *inputs.RULES,
+    *suppressions.RULES,
     *roster.RULES,
     *emission.RULES,
     *consumption.RULES,

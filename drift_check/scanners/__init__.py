@@ -8,6 +8,7 @@ from typing import Any
 from drift_check.config import Config
 from drift_check.facts import (
     Agent,
+    Directive,
     Facts,
     InputProblem,
     Position,
@@ -124,6 +125,8 @@ def build_facts(config: Config) -> Facts:
         unassigned=restated[1],
         tree=restated[2],
         mentions=_mentions(repo, {s.name for s in skills.values()}) if skills else {},
+        directives=_directives(repo),
+        sources=repo.sources(),
         derived={},
     )
 
@@ -195,3 +198,18 @@ def _folders(paths: list[str]) -> frozenset[str]:
             out.add(path[:i])
             i = path.rfind("/", 0, i)
     return frozenset(out)
+
+
+def _directives(repo: Repo) -> dict[str, tuple[Directive, ...]]:
+    """Suppression comments of every file read (only files that name drift-check)."""
+    named = {p: s for p, s in repo.sources().items() if "drift-check:" in s.text}
+    if not named:
+        return {}
+    from drift_check.scanners.directives import find_directives
+
+    out = {}
+    for path, source in named.items():
+        found = find_directives(source)
+        if found:
+            out[path] = tuple(found)
+    return out

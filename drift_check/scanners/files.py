@@ -122,6 +122,10 @@ class Repo:
             return None
         return norm
 
+    def sources(self) -> dict[str, Source]:
+        """Every file read so far that could be decoded."""
+        return {path: src for path, src in self._sources.items() if src is not None}
+
     def read(self, path: str) -> Source | None:
         if path in self._sources:
             return self._sources[path]

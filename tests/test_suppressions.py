@@ -1,0 +1,106 @@
+"""Suppression comments, per-file ignores and the baseline, end to end."""
+
+from pathlib import Path
+
+from tests.conftest import tree_files, write_tree
+
+ORPHAN = {"agents/gsd-orphan.md": "# orphan\n"}
+
+
+def _codes(run) -> list[tuple[str, str, int]]:  # type: ignore[no-untyped-def]
+    return [(f["code"], f["path"], f["line"]) for f in run.json()["findings"]]
+
+
+def test_ignore_on_the_line_before_or_the_same_line(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    files = tree_files(
+        "gsd", {"agents/gsd-orphan.md": "<!-- drift-check: ignore[DC1] new -->\n# orphan\n"}
+    )
+    run = cli(str(write_tree(tmp_path, files)), "--format", "json", "-q")
+    assert _codes(run) == []
+    assert run.code == 0
+
+
+def test_ignore_does_not_reach_two_lines_down(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    text = "---\nname: gsd-orphan\n---\n<!-- drift-check: ignore[DC103] x -->\n"
+    files = tree_files("gsd", {"agents/gsd-orphan.md": text})
+    # DC103 sits at the `name:` line (2); the comment covers lines 4 and 5 only
+    run = cli(str(write_tree(tmp_path, files)), "--format", "json", "-q")
+    assert ("DC103", "agents/gsd-orphan.md", 2) in _codes(run)
+    assert ("DC010", "agents/gsd-orphan.md", 4) in _codes(run)
+
+
+def test_ignore_file_and_python_comments(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    files = tree_files(
+        "gsd",
+        {
+            "agents/gsd-orphan.md": (
+                "# orphan\n\ntext\n<!-- drift-check: ignore-file[DC103] wip -->\n"
+            ),
+            "hooks/old.py": (
+                "# drift-check: ignore[DC401] the tag is quoted to explain it\n"
+                'TAG = "<files_to_read>"\n'
+                'NOTE = "# drift-check: ignore[DC401] in a string is not a comment"\n'
+            ),
+        },
+    )
+    run = cli(str(write_tree(tmp_path, files)), "--format", "json", "-q")
+    assert _codes(run) == []
+
+
+def test_per_file_ignores(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    files = tree_files("gsd", ORPHAN)
+    files[".drift-check.yaml"] = "per-file-ignores:\n  agents/gsd-orphan.md: [DC103]\n"
+    run = cli(str(write_tree(tmp_path, files)), "--format", "json", "-q")
+    assert _codes(run) == []
+    write_tree(tmp_path, {".drift-check.yaml": "per-file-ignores:\n  agents/*.md: DC103\n"})
+    bad = cli(str(tmp_path), "-q")
+    assert bad.code == 2
+    assert "`per-file-ignores` maps globs to lists of rule codes" in bad.err
+
+
+LEGACY = {"gsd-core/workflows/old.md": "# Old\n\n<files_to_read>\nx\n</files_to_read>\n"}
+
+
+def test_baseline_reports_only_new_drift(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    root = write_tree(tmp_path / "repo", tree_files("gsd", {**ORPHAN, **LEGACY}))
+    baseline = tmp_path / "baseline.json"
+    wrote = cli(str(root), "--baseline-write", str(baseline), "-q")
+    assert wrote.code == 0
+    recorded = baseline.read_text()
+    assert '"code": "DC401"' in recorded and '"line"' not in recorded  # keyed by content
+    assert cli(str(root), "--baseline", str(baseline), "-q").code == 0
+    # lines added above a recorded finding do not break the baseline
+    write_tree(
+        root,
+        {
+            "gsd-core/workflows/old.md": (
+                "# Old\n\nMore text.\n\n<files_to_read>\nx\n</files_to_read>\n"
+            )
+        },
+    )
+    run = cli(str(root), "--baseline", str(baseline), "--format", "json", "-q")
+    assert _codes(run) == []
+    assert run.code == 0
+    # new drift is reported
+    write_tree(root, {"agents/gsd-second.md": "# second\n"})
+    run = cli(str(root), "--baseline", str(baseline), "--format", "json", "-q")
+    assert _codes(run) == [("DC103", "agents/gsd-second.md", 1)]
+    # a fixed finding is listed as a stale entry
+    (root / "agents/gsd-orphan.md").unlink()
+    (root / "agents/gsd-second.md").unlink()
+    run = cli(str(root), "--baseline", str(baseline))
+    assert run.code == 0
+    assert "baseline entry no longer occurs: DC103 agents/gsd-orphan.md" in run.err
+    # the file is stable: written twice, the same bytes
+    cli(str(root), "--baseline-write", str(tmp_path / "a.json"), "-q")
+    cli(str(root), "--baseline-write", str(tmp_path / "b.json"), "-q")
+    assert (tmp_path / "a.json").read_text() == (tmp_path / "b.json").read_text()
+
+
+def test_a_file_that_is_not_a_baseline(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    root = write_tree(tmp_path / "repo", tree_files("gsd", None))
+    (tmp_path / "b.json").write_text("[1, 2]")
+    run = cli(str(root), "--baseline", str(tmp_path / "b.json"))
+    assert run.code == 2
+    assert "not a drift-check baseline" in run.err
+    assert "Traceback" not in run.err
