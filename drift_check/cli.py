@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import click
@@ -53,6 +53,9 @@ def _codes(values: tuple[str, ...]) -> tuple[str, ...]:
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write the report here.")
 @click.option("--config", "config_file", type=click.Path(dir_okay=False), help="Config file.")
 @click.option("--quiet", "-q", is_flag=True, help="Do not print which preset was used.")
+@click.option("--fix", is_flag=True, help="Apply the safe fixes, then report what is left.")
+@click.option("--unsafe-fixes", is_flag=True, help="With --fix or --diff: unsafe fixes too.")
+@click.option("--diff", is_flag=True, help="Print the fixes as a unified diff; write nothing.")
 @click.option(
     "--baseline",
     "baseline_file",
@@ -74,6 +77,9 @@ def check(
     output: str | None,
     config_file: str | None,
     quiet: bool,
+    fix: bool,
+    unsafe_fixes: bool,
+    diff: bool,
     baseline_file: str | None,
     baseline_out: str | None,
 ) -> int:
@@ -98,6 +104,19 @@ def check(
         return EXIT_CLEAN
     if baseline_file is not None:
         report = _against_baseline(report, baseline_file)
+    if diff:
+        from drift_check.fixes import plan, unified_diff
+
+        changes = plan(list(report.findings), report.facts, unsafe_fixes)
+        click.echo("".join(unified_diff(c) for c in changes), nl=False)
+        return EXIT_FINDINGS if changes else EXIT_CLEAN
+    write_failed = False
+    if fix:
+        report, write_failed = _fix(
+            report, unsafe_fixes, lambda: run(config, _codes(select), _codes(ignore))
+        )
+        if baseline_file is not None:
+            report = _against_baseline(report, baseline_file)
     color = (
         output is None and fmt == "text" and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
     )
@@ -108,7 +127,34 @@ def check(
     else:
         click.echo(text, nl=False)
     failing = any(f.severity != "info" for f in report.findings)  # info never fails a run
+    if write_failed:
+        return EXIT_ERROR
     return EXIT_FINDINGS if failing else EXIT_CLEAN
+
+
+def _fix(report: Report, unsafe: bool, rerun: Callable[[], Report]) -> tuple[Report, bool]:
+    """Apply fixes in rounds until none is left (a fix that overlaps another waits for the
+    next round), re-checking the tree after each; say how many were fixed."""
+    from drift_check.fixes import WriteError, plan, write
+
+    fixed = 0
+    failed = False
+    for _ in range(10):
+        changes = plan(list(report.findings), report.facts, unsafe)
+        if not changes:
+            break
+        for change in changes:
+            try:
+                write(report.config.root, change)
+                fixed += change.fixed
+            except WriteError as exc:
+                click.echo(f"drift-check: {exc}", err=True)
+                failed = True
+        report = rerun()
+        if failed:
+            break
+    click.echo(f"drift-check: fixed {fixed} finding{'s' if fixed != 1 else ''}", err=True)
+    return report, failed
 
 
 def _against_baseline(report: Report, baseline_file: str) -> Report:

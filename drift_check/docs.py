@@ -10,8 +10,9 @@ from drift_check.rules import ALL_RULES, Rule
 def rule_text(r: Rule) -> str:
     """Plain text for `drift-check explain`."""
     origin = "beyond GSD's own check" if r.blind_spot else "covers a GSD check-contract-drift kind"
+    fix = f"; fix: {r.fix}" if r.fix else ""
     return (
-        f"{r.code} {r.name} ({r.severity}; {origin})\n\n{r.summary}\n\n{r.explanation}\n\n"
+        f"{r.code} {r.name} ({r.severity}; {origin}{fix})\n\n{r.summary}\n\n{r.explanation}\n\n"
         f"Fails:\n{_indent(r.failing)}\n\nPasses:\n{_indent(r.passing)}\n"
     )
 
@@ -22,6 +23,7 @@ def rule_page(r: Rule) -> str:
         f"# {r.code} `{r.name}`\n\n"
         f"Default severity: **{r.severity}**."
         + (" Closes a blind spot of GSD's own check." if r.blind_spot else "")
+        + (f" Fix: **{r.fix}**." if r.fix else "")
         + f"\n\n## What it does\n\n{r.summary}\n\n## Why it matters, and what to do\n\n"
         f"{r.explanation}\n\n## Fails\n\n```text\n{r.failing}\n```\n\n"
         f"## Passes\n\n```text\n{r.passing}\n```\n\n"

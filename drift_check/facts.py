@@ -32,6 +32,7 @@ class DeclaredMarker(NamedTuple):
     annotation: str | None = None
     unconsumed: bool = False
     unconsumed_reason: str = ""
+    end_column: int = 0  # just after the entry (its annotation included)
 
 
 class CitedPath(NamedTuple):
@@ -49,6 +50,7 @@ class RegistryRow(NamedTuple):
     kind: str | None
     kind_position: Position | None
     line_text: str
+    markers_cell: tuple[int, int] = (0, 0)  # columns: first character, just after the last
 
     @property
     def all_marker_texts(self) -> tuple[str, ...]:

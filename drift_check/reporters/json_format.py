@@ -29,6 +29,8 @@ def as_dict(report: Report) -> dict[str, Any]:
             item["agent"] = f.agent
         if f.marker is not None:
             item["marker"] = f.marker
+        if f.fix is not None:
+            item["fix"] = {"applicability": f.fix.applicability, "description": f.fix.description}
         findings.append(item)
     facts = report.facts
     return {

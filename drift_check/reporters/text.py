@@ -29,9 +29,9 @@ def render(report: Report, color: bool = False, cwd: str | None = None) -> str:
     for f in report.findings:
         where = escape(f"{display_path(root, f.path, cwd)}:{f.line}:{f.column}:")
         style = "code" if f.severity == "error" else f.severity
-        lines.append(
-            f"{_paint(where, 'path', color)} {_paint(f.code, style, color)} {escape(f.message)}"
-        )
+        code = _paint(f.code, style, color)
+        mark = "[*] " if f.fix is not None and f.fix.applicability == "safe" else ""
+        lines.append(f"{_paint(where, 'path', color)} {code} {mark}{escape(f.message)}")
     if report.findings:
         lines.append("")
         counts = Counter((f.code, f.name) for f in report.findings)
@@ -41,6 +41,12 @@ def render(report: Report, color: bool = False, cwd: str | None = None) -> str:
         lines.append("")
         n = len(report.findings)
         lines.append(f"Found {n} finding{'s' if n != 1 else ''}.")
+        safe = sum(1 for f in report.findings if f.fix and f.fix.applicability == "safe")
+        unsafe = sum(1 for f in report.findings if f.fix and f.fix.applicability == "unsafe")
+        if safe:
+            lines.append(f"[*] {safe} fixable with `--fix`.")
+        if unsafe:
+            lines.append(f"{unsafe} more fixable with `--fix --unsafe-fixes`.")
     else:
         lines.append("All checks passed!")
     return "\n".join(lines) + "\n"

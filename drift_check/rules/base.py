@@ -7,6 +7,24 @@ from typing import NamedTuple
 from drift_check.facts import Facts, Position
 
 
+class Edit(NamedTuple):
+    """Replace the text between two positions (1-based, the end just after the last
+    character) of one file."""
+
+    path: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    text: str
+
+
+class Fix(NamedTuple):
+    description: str
+    applicability: str  # "safe" or "unsafe"
+    edits: tuple[Edit, ...]
+
+
 class Hit(NamedTuple):
     """What a check yields: where, what is wrong and what to do, and its subject."""
 
@@ -14,6 +32,7 @@ class Hit(NamedTuple):
     message: str
     agent: str | None = None
     marker: str | None = None
+    fix: Fix | None = None
 
 
 class Finding(NamedTuple):
@@ -26,6 +45,7 @@ class Finding(NamedTuple):
     severity: str
     agent: str | None = None
     marker: str | None = None
+    fix: Fix | None = None
 
 
 Check = Callable[[Facts], Iterator[Hit]]
@@ -42,6 +62,7 @@ class Rule(NamedTuple):
     failing_example: str
     passing_example: str
     blind_spot: bool = False  # beyond GSD's own check-contract-drift
+    fix: str | None = None  # "safe" or "unsafe" when the rule offers a fix
 
     @property
     def _doc(self) -> tuple[str, str]:
@@ -76,6 +97,7 @@ class Rule(NamedTuple):
                 severity or self.severity,
                 hit.agent,
                 hit.marker,
+                hit.fix,
             )
 
 
@@ -87,11 +109,12 @@ def rule(
     failing: str,
     passing: str,
     blind_spot: bool = False,
+    fix: str | None = None,
 ) -> Callable[[Check], Rule]:
     """Declare a rule. The check's docstring is its documentation: the first paragraph is
     the summary, the rest says why it matters and what to do."""
 
     def wrap(check: Check) -> Rule:
-        return Rule(code, name, severity, check, failing, passing, blind_spot)
+        return Rule(code, name, severity, check, failing, passing, blind_spot, fix)
 
     return wrap

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from drift_check.facts import Agent, Emission, Facts
 from drift_check.rules.base import Hit, rule
+from drift_check.rules.edits import add_to_row, remove_from_row
 from drift_check.rules.index import NON_SENTINEL, index
 
 
@@ -23,6 +24,7 @@ def _first_emissions(agent: Agent) -> dict[str, Emission]:
 @rule(
     "DC201",
     "declared-marker-not-emitted",
+    fix="unsafe",
     failing="""
         registry:  | gsd-planner | ... | `## PLANNING COMPLETE` |
         agents/gsd-planner.md has no fenced `## PLANNING COMPLETE` heading
@@ -51,12 +53,14 @@ def declared_marker_not_emitted(facts: Facts) -> Iterator[Hit]:
                     " from the row",
                     agent=row.agent,
                     marker=m.text,
+                    fix=remove_from_row(row, m),
                 )
 
 
 @rule(
     "DC202",
     "emitted-marker-not-declared",
+    fix="safe",
     failing="""
         agents/gsd-planner.md:
             ```markdown
@@ -95,6 +99,7 @@ def emitted_marker_not_declared(facts: Facts) -> Iterator[Hit]:
                     f" (line {row.position.line}) does not declare it; add it to the row",
                     agent=agent.name,
                     marker=text,
+                    fix=add_to_row(row, text),
                 )
 
 

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 from drift_check.facts import Facts, Position, Skill
 from drift_check.rules.base import Hit, rule
+from drift_check.rules.edits import set_frontmatter_value
 
 _NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 
@@ -97,6 +98,7 @@ def skill_name_invalid(facts: Facts) -> Iterator[Hit]:
 @rule(
     "DC503",
     "skill-name-mismatch",
+    fix="safe",
     failing="""
         skills/deploy/SKILL.md:   name: deploy-prod
     """,
@@ -117,6 +119,14 @@ def skill_name_mismatch(facts: Facts) -> Iterator[Hit]:
                 _at(skill, "name"),
                 f"skill `name: {name}` differs from its directory `{skill.directory}`;"
                 f" set `name: {skill.name}` or rename the directory",
+                fix=set_frontmatter_value(
+                    facts,
+                    skill.path,
+                    skill.frontmatter_lines.get("name", 0),
+                    "name",
+                    skill.name,
+                    f"set `name: {skill.name}`",
+                ),
             )
 
 

@@ -121,7 +121,12 @@ def parse_marker_cell(cell: Cell, path: str, line: int) -> list[DeclaredMarker]:
                 reason = rest.lstrip(" \t:-\u2013\u2014").strip()
         markers.append(
             DeclaredMarker(
-                marker, Position(path, line, entry.column), annotation, unconsumed, reason
+                marker,
+                Position(path, line, entry.column),
+                annotation,
+                unconsumed,
+                reason,
+                entry.column + len(entry.text),
             )
         )
     return markers
@@ -244,6 +249,11 @@ def parse_registry(source: Source, heading: str) -> tuple[Registry | None, list[
                 kind=kind,
                 kind_position=kind_pos,
                 line_text=raw,
+                markers_cell=(
+                    cells[idx["completion_markers"]].column,
+                    cells[idx["completion_markers"]].column
+                    + len(cells[idx["completion_markers"]].text),
+                ),
             )
         )
     heading_pos = Position(path, found.line, found.column)

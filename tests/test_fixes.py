@@ -1,0 +1,122 @@
+"""--fix, --unsafe-fixes and --diff: what is written, what is kept, and that a second run
+changes nothing."""
+
+import os
+from pathlib import Path
+
+from tests.conftest import tree_files, write_tree
+
+REGISTRY = "gsd-core/references/agent-contracts.md"
+PLANNER_EXTRA = {
+    "agents/gsd-planner.md": (
+        "---\nname: gsd-planner\ndescription: Plans a phase.\ntools: Read, Write\n---\n\n"
+        "Read every file in <required_reading> first.\n\n"
+        "```markdown\n## PLANNING COMPLETE\n```\n\n"
+        "```markdown\n## PLANNING SPLIT\n```\n\n"
+        "Other formats: @~/.claude/gsd-core/references/planner-formats.md\n"
+    ),
+    "gsd-core/workflows/plan.md": (
+        '# Plan\n\n<step name="plan">\nTask(subagent_type="gsd-planner", prompt="\n'
+        '<required_reading>\n.planning/ROADMAP.md\n</required_reading>\n")\n\n'
+        "- On `## PLANNING COMPLETE`: execute.\n- On `## PLANNING BLOCKED`: stop.\n"
+        "- On `## PLANNING SPLIT`: plan each half.\n</step>\n"
+    ),
+}
+
+
+def _tree(tmp_path: Path, files: dict[str, str | None]) -> Path:
+    return write_tree(tmp_path, tree_files("gsd", files))
+
+
+def test_fix_adds_an_undeclared_marker_and_keeps_every_other_byte(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    root = _tree(tmp_path, PLANNER_EXTRA)
+    before = (root / REGISTRY).read_text()
+    run = cli(str(root), "--fix", "-q")
+    assert run.code == 0, run.out
+    assert "fixed 1 finding" in run.err
+    after = (root / REGISTRY).read_text()
+    old_row = next(line for line in before.splitlines() if line.startswith("| gsd-planner"))
+    new_row = old_row.replace(
+        "`## PLANNING BLOCKED` |", "`## PLANNING BLOCKED`, `## PLANNING SPLIT` |"
+    )
+    assert after == before.replace(old_row, new_row)
+    again = cli(str(root), "--fix", "-q")
+    assert "fixed 0 findings" in again.err
+    assert (root / REGISTRY).read_text() == after
+
+
+def test_diff_shows_the_fix_and_writes_nothing(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    root = _tree(tmp_path, PLANNER_EXTRA)
+    before = (root / REGISTRY).read_text()
+    run = cli(str(root), "--diff", "-q")
+    assert run.code == 1
+    assert run.out.startswith(f"--- a/{REGISTRY}\n+++ b/{REGISTRY}\n")
+    assert "+| gsd-planner | Planning | `## PLANNING COMPLETE`, `## PLANNING BLOCKED`," in run.out
+    assert (root / REGISTRY).read_text() == before
+    clean = _tree(tmp_path / "clean", {})
+    assert cli(str(clean), "--diff", "-q").code == 0
+
+
+def test_unsafe_fix_needs_the_flag(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    files = {
+        "agents/gsd-executor.md": (
+            "---\nname: gsd-executor\ndescription: Executes a plan.\ntools: Read, Write, Bash\n"
+            "---\n\nNo template any more.\n"
+        )
+    }
+    root = _tree(tmp_path, files)
+    safe_only = cli(str(root), "--fix", "-q", "--select", "DC201")
+    assert safe_only.code == 1
+    assert "fixed 0 findings" in safe_only.err
+    assert "more fixable with `--fix --unsafe-fixes`" in safe_only.out
+    run = cli(str(root), "--fix", "--unsafe-fixes", "-q", "--select", "DC201")
+    assert run.code == 0
+    row = next(
+        line
+        for line in (root / REGISTRY).read_text().splitlines()
+        if line.startswith("| gsd-executor")
+    )
+    assert row == (
+        "| gsd-executor | Execution | No marker"
+        " | `gsd-core/workflows/execute.md`, `hooks/route.py` | sentinel-match |"
+    )
+
+
+def test_name_fix_keeps_quotes_comments_line_endings_bom_and_mode(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    root = _tree(tmp_path, {})
+    skill = root / "skills/deploy/SKILL.md"
+    skill.parent.mkdir(parents=True)
+    text = (
+        '---\r\nname: "deploy-prod"  # renamed later\r\n'
+        "description: Use when deploying.\r\n---\r\n\r\n# Deploy\r\n"
+    )
+    skill.write_bytes(b"\xef\xbb\xbf" + text.encode())
+    os.chmod(skill, 0o640)
+    run = cli(str(root), "--fix", "-q", "--select", "DC503")
+    assert run.code == 0, run.out
+    data = skill.read_bytes()
+    assert data == b"\xef\xbb\xbf" + text.replace('"deploy-prod"', '"deploy"').encode()
+    assert os.stat(skill).st_mode & 0o777 == 0o640
+
+
+def test_json_says_which_findings_have_a_fix(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    root = _tree(tmp_path, PLANNER_EXTRA)
+    findings = cli(str(root), "--format", "json", "-q").json()["findings"]
+    (finding,) = [f for f in findings if f["code"] == "DC202"]
+    assert finding["fix"] == {
+        "applicability": "safe",
+        "description": "add `## PLANNING SPLIT` to the registry row",
+    }
+
+
+def test_a_symlinked_file_is_not_written_through(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    root = _tree(tmp_path / "repo", {})
+    real = root / "skills-real/deploy/SKILL.md"
+    real.parent.mkdir(parents=True)
+    real.write_text("---\nname: deploy-prod\ndescription: Use when deploying.\n---\n")
+    (root / "skills/deploy").mkdir(parents=True)
+    os.symlink(real, root / "skills/deploy/SKILL.md")
+    run = cli(str(root), "--fix", "-q", "--select", "DC503")
+    assert run.code == 2
+    assert "a link or outside the repository; not written" in run.err
+    assert "name: deploy-prod" in real.read_text()
