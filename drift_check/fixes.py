@@ -59,7 +59,8 @@ def plan(findings: list[Finding], facts: Facts, unsafe: bool) -> list[FileChange
     changes = []
     for path in sorted(by_path):
         text = facts.sources[path].text
-        edits = sorted(by_path[path], reverse=True)
+        # last first, so offsets stay valid; insertions at one point keep the findings' order
+        edits = sorted(by_path[path], key=lambda e: (e[0], e[1], e[3]), reverse=True)
         new = text
         for start, end, replacement, _ in edits:
             new = new[:start] + replacement + new[end:]
@@ -69,7 +70,9 @@ def plan(findings: list[Finding], facts: Facts, unsafe: bool) -> list[FileChange
 
 
 def _overlaps(spans: list[tuple[int, int, str, int]], start: int, end: int) -> bool:
-    return any((start < e and s < end) or (start == end == s) for s, e, _, _ in spans)
+    """Two edits overlap when they change a common character; insertions at one point (rows
+    added after a table's last row) do not."""
+    return any(start < e and s < end for s, e, _, _ in spans)
 
 
 def unified_diff(change: FileChange) -> str:

@@ -34,12 +34,12 @@ def test_text_lines_summary_and_count(tmp_path: Path, cli) -> None:  # type: ign
     run = cli(str(tmp_path), "-q")
     lines = run.out.splitlines()
     assert lines[0].endswith(
-        "agents/gsd-orphan.md:1:1: DC103 agent `gsd-orphan` has no row in"
+        "agents/gsd-orphan.md:1:1: DC103 [*] agent `gsd-orphan` has no row in"
         " gsd-core/references/agent-contracts.md; add one that lists its completion markers"
         " (or `No marker`)"
     )
     assert "1  DC103  agent-without-row" in lines
-    assert lines[-1] == "Found 1 finding."
+    assert lines[-2:] == ["Found 1 finding.", "[*] 1 fixable with `--fix`."]
     assert run.err == ""
     assert "\x1b[" not in run.out  # no colour when not on a terminal
 
@@ -62,6 +62,7 @@ def test_json_schema_fields(tmp_path: Path, cli) -> None:  # type: ignore[no-unt
         "column": 1,
         "message": finding["message"],
         "agent": "gsd-orphan",
+        "fix": {"applicability": "safe", "description": "add a registry row for `gsd-orphan`"},
     }
 
 

@@ -52,3 +52,17 @@ def test_corpus_output_is_deterministic(cli) -> None:  # type: ignore[no-untyped
         cli(str(CORPUS), "--format", "json", "-q").out
         == cli(str(CORPUS), "--format", "json", "-q").out
     )
+
+
+def test_fix_on_a_copy_leaves_only_what_needs_a_person(tmp_path, cli) -> None:  # type: ignore[no-untyped-def]
+    """docs/fixes.md lists what is left after `--fix --unsafe-fixes` and why."""
+    import shutil
+
+    copy = tmp_path / "corpus"
+    shutil.copytree(CORPUS, copy)
+    run = cli(str(copy), "--fix", "--unsafe-fixes", "--format", "json", "-q")
+    left = {f["code"] for f in run.json()["findings"]}
+    assert left == {"DC005", "DC205", "DC301", "DC305"}
+    again = cli(str(copy), "--fix", "--unsafe-fixes", "-q")
+    assert "fixed 0 findings" in again.err
+    assert cli(str(CORPUS), "-q", "--format", "json").json()["summary"]["findings"] == 58

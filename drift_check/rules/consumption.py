@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from drift_check.facts import Facts
-from drift_check.rules.base import Hit, rule
+from drift_check.facts import Facts, Position
+from drift_check.rules.base import Fix, Hit, rule
+from drift_check.rules.edits import replace_text
 from drift_check.rules.index import index, is_sentinel
 
 
@@ -48,6 +49,7 @@ def marker_without_consumer(facts: Facts) -> Iterator[Hit]:
 @rule(
     "DC302",
     "consumer-matches-case-only",
+    fix="unsafe",
     failing="""
         registry:  | gsd-verifier | ... | `## VERIFICATION COMPLETE` |
         workflows/verify.md:  wait for `## Verification Complete`
@@ -79,6 +81,7 @@ def consumer_matches_case_only(facts: Facts) -> Iterator[Hit]:
                     f" {where}); use the exact case in the consumer or the marker",
                     agent=row.agent,
                     marker=m.text,
+                    fix=_respell(facts, where, m.text),
                 )
 
 
@@ -245,3 +248,17 @@ RULES = (
     quoted_marker_undeclared,
     dispatch_on_foreign_marker,
 )
+
+
+def _respell(facts: Facts, where: Position, marker: str) -> Fix | None:
+    """The consumer's spelling replaced with the registry's, where it is plain text."""
+    source = facts.sources.get(where.path)
+    if source is None or where.path.endswith(".py"):
+        return None  # a Python match is reported at its literal, not at the text itself
+    line = source.text.split("\n")[where.line - 1]
+    found = line[where.column - 1 : where.column - 1 + len(marker)]
+    if found.lower() != marker.lower():
+        return None
+    return replace_text(
+        where.path, where.line, where.column, found, marker, f"spell it `{marker}` here"
+    )

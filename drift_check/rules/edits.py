@@ -2,8 +2,9 @@
 them (atomically, keeping line endings) is `drift_check.fixes`."""
 
 import re
+from collections.abc import Callable
 
-from drift_check.facts import DeclaredMarker, Facts, RegistryRow
+from drift_check.facts import Agent, DeclaredMarker, Facts, RegistryRow
 from drift_check.rules.base import Edit, Fix
 
 
@@ -54,3 +55,64 @@ def set_frontmatter_value(
     if len(old) >= 2 and old[0] in "'\"" and old[-1] == old[0]:
         value = f"{old[0]}{value}{old[0]}"  # keep the quoting the author chose
     return Fix(description, "safe", (Edit(path, line, start, line, end, value),))
+
+
+def add_row(facts: Facts, agent: Agent, is_marker: Callable[[str], bool]) -> Fix | None:
+    """A registry row for an agent that has none, after the table's last row: the markers it
+    emits, the files that consume them, and a Kind inferred from both and its tools."""
+    registry = facts.registry
+    if registry is None or not registry.rows:
+        return None
+    last = registry.rows[-1]
+    markers = sorted({e.text for e in agent.emissions if is_marker(e.text)})
+    consumers = sorted(
+        path
+        for path, consumer in facts.consumers.items()
+        if path != agent.path and any(consumer.find(m) is not None for m in markers)
+    )
+    writes = agent.tools is None or bool(
+        set(facts.settings.get("write-tools", [])).intersection(agent.tools)
+    )
+    kind = "sentinel-match" if markers else "artifact+query" if writes else "structured-return"
+    role = str((agent.frontmatter or {}).get("description", "")).split(". ")[0].strip()
+    if len(role) > 80:
+        role = role[:80].rsplit(" ", 1)[0] + " ..."
+    values = {
+        "agent": agent.name,
+        "role": role.replace("|", "\\|"),
+        "completion_markers": ", ".join(f"`## {m}`" for m in markers) or "No marker",
+        "consumed_by": ", ".join(f"`{c}`" for c in consumers),
+        "kind": kind,
+    }
+    cells = [values.get(column, "") for column in registry.columns]
+    row = "| " + " | ".join(cells) + " |\n"
+    line = last.position.line + 1
+    edit = Edit(registry.path, line, 1, line, 1, row)
+    return Fix(f"add a registry row for `{agent.name}`", "safe", (edit,))
+
+
+def replace_text(path: str, line: int, column: int, old: str, new: str, what: str) -> Fix:
+    """Replace `old`, which starts at (line, column), with `new` (on one line)."""
+    edit = Edit(path, line, column, line, column + len(old), new)
+    return Fix(what, "unsafe", (edit,))
+
+
+def rename_tag(facts: Facts, path: str, old: str, new: str) -> Fix | None:
+    """Every opening and closing `old` tag of a file renamed to `new`."""
+    source = facts.sources.get(path)
+    if source is None:
+        return None
+    closing_old = old.replace("<", "</", 1)
+    closing_new = new.replace("<", "</", 1)
+    edits = []
+    for tag, replacement in ((old, new), (closing_old, closing_new)):
+        i = source.text.find(tag)
+        while i >= 0:
+            pos = source.position(i)
+            edits.append(
+                Edit(path, pos.line, pos.column, pos.line, pos.column + len(tag), replacement)
+            )
+            i = source.text.find(tag, i + len(tag))
+    if not edits:
+        return None
+    return Fix(f"rename `{old}` to `{new}`", "safe", tuple(sorted(edits)))

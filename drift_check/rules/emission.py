@@ -6,8 +6,19 @@ from collections.abc import Iterator
 
 from drift_check.facts import Agent, Emission, Facts
 from drift_check.rules.base import Hit, rule
-from drift_check.rules.edits import add_to_row, remove_from_row
+from drift_check.rules.edits import add_to_row, remove_from_row, replace_text
 from drift_check.rules.index import NON_SENTINEL, index
+
+
+def _heading_text_column(facts: Facts, e: Emission) -> int:
+    """The column where the heading's text starts (after the `#` run), 0 if unknown."""
+    source = facts.sources.get(e.position.path)
+    if source is None:
+        return 0
+    lines = source.text.split("\n")
+    line = lines[e.position.line - 1] if e.position.line <= len(lines) else ""
+    i = line.find(e.text, e.position.column - 1)
+    return i + 1 if i >= 0 else 0
 
 
 def _where(e: Emission) -> str:
@@ -145,6 +156,7 @@ def vestigial_marker(facts: Facts) -> Iterator[Hit]:
 @rule(
     "DC204",
     "emitted-marker-case-mismatch",
+    fix="unsafe",
     blind_spot=True,
     failing="""
         registry:  | gsd-verifier | ... | `## VERIFICATION COMPLETE` |
@@ -169,6 +181,7 @@ def emitted_marker_case_mismatch(facts: Facts) -> Iterator[Hit]:
             if text in ix.declared:
                 continue
             for declared in sorted(by_lower.get(text.lower(), ())):
+                column = _heading_text_column(facts, e)
                 yield Hit(
                     e.position,
                     f"`{agent.name}` emits `## {text}`{_where(e)}, which differs only by case"
@@ -176,6 +189,16 @@ def emitted_marker_case_mismatch(facts: Facts) -> Iterator[Hit]:
                     " spelling everywhere",
                     agent=agent.name,
                     marker=text,
+                    fix=replace_text(
+                        e.position.path,
+                        e.position.line,
+                        column,
+                        text,
+                        declared,
+                        f"spell the heading `## {declared}`",
+                    )
+                    if column
+                    else None,
                 )
 
 

@@ -6,12 +6,14 @@ from collections.abc import Iterator
 
 from drift_check.facts import Facts
 from drift_check.rules.base import Hit, rule
+from drift_check.rules.edits import rename_tag
 from drift_check.rules.index import index
 
 
 @rule(
     "DC401",
     "legacy-read-tag",
+    fix="safe",
     failing="""
         workflows/plan.md:  <files_to_read> .planning/ROADMAP.md </files_to_read>
     """,
@@ -41,6 +43,7 @@ def legacy_read_tag(facts: Facts) -> Iterator[Hit]:
             yield Hit(
                 pos,
                 f"retired read tag `{tag}`{more}; replace it with `{current}`",
+                fix=rename_tag(facts, path, tag, current) if current else None,
             )
 
 

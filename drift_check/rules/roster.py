@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from drift_check.facts import Facts, Position
 from drift_check.rules.base import Hit, rule
+from drift_check.rules.edits import add_row
 from drift_check.rules.index import KINDS, index
 
 
@@ -69,6 +70,7 @@ def row_without_agent_file(facts: Facts) -> Iterator[Hit]:
 @rule(
     "DC103",
     "agent-without-row",
+    fix="safe",
     failing="""
         agents/gsd-archivist.md exists; the registry has no `gsd-archivist` row
     """,
@@ -94,6 +96,7 @@ def agent_without_row(facts: Facts) -> Iterator[Hit]:
                 f"agent `{name}` has no row in {facts.registry.path}; add one that lists its"
                 " completion markers (or `No marker`)",
                 agent=name,
+                fix=add_row(facts, agent, ix.marker_shaped),
             )
 
 
