@@ -44,7 +44,7 @@ def plan(findings: list[Finding], facts: Facts, unsafe: bool) -> list[FileChange
         if fix is None or (fix.applicability == "unsafe" and not unsafe):
             continue
         spans = []
-        for e in fix.edits:
+        for e in fix.resolve():
             source = facts.sources.get(e.path)
             if source is None:
                 break

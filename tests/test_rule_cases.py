@@ -18,6 +18,9 @@ A case is a tree (a base tree plus the files that differ), and the positions
           - gsd-core/references/agent-contracts.md:9:3
         message_contains: ["a substring of some finding's message"]   # optional
         select: "DC010,DC103"  # optional: the rules to run (default: this rule alone)
+        fixed:                 # optional: files after `--fix --unsafe-fixes` (see _check_fix)
+          path/in/tree.md: |
+            content
         xfail: "why"           # optional: a known bug; `expect` says what SHOULD be reported
 
 Lines and columns are 1-based; a column counts characters, not bytes. An `xfail` case is
@@ -69,6 +72,25 @@ def test_rule_case(code: str, case: dict, tmp_path: Path, cli) -> None:  # type:
     assert run.code == (1 if failing else 0)
     for needle in case.get("message_contains", []):
         assert any(needle in f["message"] for f in run.json()["findings"]), needle
+    if "fixed" in case:
+        _check_fix(code, case, tmp_path, cli)
+
+
+def _check_fix(code: str, case: dict, root: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    """`fixed` maps paths to their content after `--fix --unsafe-fixes` of this rule alone;
+    `--diff` must show that change first, and a second `--fix` must change nothing."""
+    select = ("--select", case.get("select", code))
+    before = {p: (root / p).read_text(encoding="utf-8") for p in case["fixed"]}
+    diff = cli(str(root), "--diff", "--unsafe-fixes", "-q", *select)
+    assert diff.code == 1
+    for path in case["fixed"]:
+        assert f"--- a/{path}\n+++ b/{path}\n" in diff.out
+    assert {p: (root / p).read_text(encoding="utf-8") for p in case["fixed"]} == before
+    cli(str(root), "--fix", "--unsafe-fixes", "-q", *select)
+    for path, content in case["fixed"].items():
+        assert (root / path).read_text(encoding="utf-8") == content, path
+    again = cli(str(root), "--fix", "--unsafe-fixes", "-q", *select)
+    assert "fixed 0 findings" in again.err
 
 
 def test_every_rule_has_a_failing_and_a_passing_case() -> None:

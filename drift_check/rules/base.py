@@ -22,7 +22,12 @@ class Edit(NamedTuple):
 class Fix(NamedTuple):
     description: str
     applicability: str  # "safe" or "unsafe"
-    edits: tuple[Edit, ...]
+    # the edits, or a function that computes them: only --fix and --diff need them, and
+    # some (a new registry row) cost a search the check itself does not
+    edits: "tuple[Edit, ...] | Callable[[], tuple[Edit, ...]]"
+
+    def resolve(self) -> tuple[Edit, ...]:
+        return self.edits() if callable(self.edits) else self.edits
 
 
 class Hit(NamedTuple):

@@ -63,6 +63,14 @@ def add_row(facts: Facts, agent: Agent, is_marker: Callable[[str], bool]) -> Fix
     registry = facts.registry
     if registry is None or not registry.rows:
         return None
+    return Fix(
+        f"add a registry row for `{agent.name}`", "safe", lambda: _new_row(facts, agent, is_marker)
+    )
+
+
+def _new_row(facts: Facts, agent: Agent, is_marker: Callable[[str], bool]) -> tuple[Edit, ...]:
+    registry = facts.registry
+    assert registry is not None
     last = registry.rows[-1]
     markers = sorted({e.text for e in agent.emissions if is_marker(e.text)})
     consumers = sorted(
@@ -87,8 +95,7 @@ def add_row(facts: Facts, agent: Agent, is_marker: Callable[[str], bool]) -> Fix
     cells = [values.get(column, "") for column in registry.columns]
     row = "| " + " | ".join(cells) + " |\n"
     line = last.position.line + 1
-    edit = Edit(registry.path, line, 1, line, 1, row)
-    return Fix(f"add a registry row for `{agent.name}`", "safe", (edit,))
+    return (Edit(registry.path, line, 1, line, 1, row),)
 
 
 def replace_text(path: str, line: int, column: int, old: str, new: str, what: str) -> Fix:
