@@ -7,7 +7,7 @@ from fnmatch import fnmatchcase
 
 from drift_check.facts import Agent, Facts, Position
 from drift_check.rules.base import Hit, rule
-from drift_check.rules.edits import set_frontmatter_value
+from drift_check.rules.edits import set_name
 
 
 def _agents(facts: Facts) -> list[Agent]:
@@ -76,14 +76,7 @@ def agent_name_mismatch(facts: Facts) -> Iterator[Hit]:
                 f"agent `name: {name}` differs from its file name `{agent.name}`; set"
                 f" `name: {agent.name}` or rename the file",
                 agent=agent.name,
-                fix=set_frontmatter_value(
-                    facts,
-                    agent.path,
-                    agent.frontmatter_lines.get("name", 0),
-                    "name",
-                    agent.name,
-                    f"set `name: {agent.name}`",
-                ),
+                fix=set_name(facts, agent.path, agent.frontmatter_lines, agent.name),
             )
 
 

@@ -123,3 +123,10 @@ def rename_tag(facts: Facts, path: str, old: str, new: str) -> Fix | None:
     if not edits:
         return None
     return Fix(f"rename `{old}` to `{new}`", "safe", tuple(sorted(edits)))
+
+
+def set_name(facts: Facts, path: str, key_lines: dict[str, int], name: str) -> Fix | None:
+    """`name:` in the frontmatter of `path` set to `name`."""
+    return set_frontmatter_value(
+        facts, path, key_lines.get("name", 0), "name", name, f"set `name: {name}`"
+    )

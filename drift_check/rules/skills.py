@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from drift_check.facts import Facts, Position, Skill
 from drift_check.rules.base import Hit, rule
-from drift_check.rules.edits import set_frontmatter_value
+from drift_check.rules.edits import set_name
 
 _NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 
@@ -119,14 +119,7 @@ def skill_name_mismatch(facts: Facts) -> Iterator[Hit]:
                 _at(skill, "name"),
                 f"skill `name: {name}` differs from its directory `{skill.directory}`;"
                 f" set `name: {skill.name}` or rename the directory",
-                fix=set_frontmatter_value(
-                    facts,
-                    skill.path,
-                    skill.frontmatter_lines.get("name", 0),
-                    "name",
-                    skill.name,
-                    f"set `name: {skill.name}`",
-                ),
+                fix=set_name(facts, skill.path, skill.frontmatter_lines, skill.name),
             )
 
 
