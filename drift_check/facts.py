@@ -51,6 +51,7 @@ class RegistryRow(NamedTuple):
     kind_position: Position | None
     line_text: str
     markers_cell: tuple[int, int] = (0, 0)  # columns: first character, just after the last
+    consumed_by_cell: tuple[int, int] = (0, 0)  # the same for `Consumed by`, if the column is there
 
     @property
     def all_marker_texts(self) -> tuple[str, ...]:

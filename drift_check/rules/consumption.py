@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from drift_check.facts import Facts, Position
+from drift_check.facts import Agent, Facts, Position, RegistryRow
 from drift_check.rules.base import Fix, Hit, rule
-from drift_check.rules.edits import replace_text
+from drift_check.rules.edits import replace_text, rewrite_consumed_by
 from drift_check.rules.index import index, is_sentinel
 
 
@@ -88,6 +88,7 @@ def consumer_matches_case_only(facts: Facts) -> Iterator[Hit]:
 @rule(
     "DC303",
     "consumed-by-cites-no-consumer",
+    fix="safe",
     failing="""
         | gsd-planner | ... | `## PLANNING COMPLETE` | `workflows/quick.md` |
         only workflows/plan.md contains `## PLANNING COMPLETE`
@@ -119,12 +120,14 @@ def consumed_by_cites_no_consumer(facts: Facts) -> Iterator[Hit]:
                     " cite the files that match it",
                     agent=row.agent,
                     marker=m.text,
+                    fix=rewrite_consumed_by(row, _row_consumers(facts, row, agent)),
                 )
 
 
 @rule(
     "DC304",
     "consumed-by-entry-unused",
+    fix="safe",
     blind_spot=True,
     failing="""
         | gsd-planner | ... | `## PLANNING COMPLETE` | `workflows/plan.md`, `workflows/ship.md` |
@@ -158,6 +161,7 @@ def consumed_by_entry_unused(facts: Facts) -> Iterator[Hit]:
                     f" of its markers ({', '.join(f'`{m}`' for m in markers)}); drop the entry"
                     " or add the match",
                     agent=row.agent,
+                    fix=rewrite_consumed_by(row, _row_consumers(facts, row, agent)),
                 )
 
 
@@ -262,3 +266,15 @@ def _respell(facts: Facts, where: Position, marker: str) -> Fix | None:
     return replace_text(
         where.path, where.line, where.column, found, marker, f"spell it `{marker}` here"
     )
+
+
+def _row_consumers(facts: Facts, row: RegistryRow, agent: Agent) -> list[str]:
+    """Every file that consumes one of the row's emitted, consumed markers, sorted."""
+    ix = index(facts)
+    paths = {
+        c.path
+        for m in row.markers
+        if not m.unconsumed and agent.emits(m.text)
+        for c, _ in ix.consumers_of(facts, m.text, agent.name)
+    }
+    return sorted(paths)

@@ -130,3 +130,17 @@ def set_name(facts: Facts, path: str, key_lines: dict[str, int], name: str) -> F
     return set_frontmatter_value(
         facts, path, key_lines.get("name", 0), "name", name, f"set `name: {name}`"
     )
+
+
+def rewrite_consumed_by(row: RegistryRow, consumers: list[str]) -> Fix | None:
+    """The row's `Consumed by` cell listing the files that really consume its markers. Safe
+    when the cell held only backticked paths; unsafe when prose would be dropped."""
+    start, end = row.consumed_by_cell
+    if not start or not consumers:
+        return None
+    old = row.line_text[start - 1 : end - 1]
+    prose = re.sub(r"`[^`]*`|[,\s]", "", old)
+    new = ", ".join(f"`{c}`" for c in consumers)
+    line = row.position.line
+    edit = Edit(row.position.path, line, start, line, end, new)
+    return Fix("cite the files that consume the markers", "unsafe" if prose else "safe", (edit,))

@@ -85,6 +85,10 @@ def split_row(line: str) -> list[Cell]:
     return split_outside(body, "|", offset)
 
 
+def _span(cell: Cell) -> tuple[int, int]:
+    return cell.column, cell.column + len(cell.text)
+
+
 def column_key(header: str) -> str:
     return "_".join(header.replace("`", "").strip().lower().split())
 
@@ -249,11 +253,10 @@ def parse_registry(source: Source, heading: str) -> tuple[Registry | None, list[
                 kind=kind,
                 kind_position=kind_pos,
                 line_text=raw,
-                markers_cell=(
-                    cells[idx["completion_markers"]].column,
-                    cells[idx["completion_markers"]].column
-                    + len(cells[idx["completion_markers"]].text),
-                ),
+                markers_cell=_span(cells[idx["completion_markers"]]),
+                consumed_by_cell=_span(cells[idx["consumed_by"]])
+                if "consumed_by" in idx
+                else (0, 0),
             )
         )
     heading_pos = Position(path, found.line, found.column)
