@@ -137,7 +137,7 @@ def _fix(report: Report, unsafe: bool, rerun: Callable[[], Report]) -> tuple[Rep
     next round), re-checking the tree after each; say how many were fixed."""
     from drift_check.fixes import WriteError, plan, write
 
-    fixed = 0
+    before = len(report.findings)
     failed = False
     for _ in range(10):
         changes = plan(list(report.findings), report.facts, unsafe)
@@ -146,13 +146,13 @@ def _fix(report: Report, unsafe: bool, rerun: Callable[[], Report]) -> tuple[Rep
         for change in changes:
             try:
                 write(report.config.root, change)
-                fixed += change.fixed
             except WriteError as exc:
                 click.echo(f"drift-check: {exc}", err=True)
                 failed = True
         report = rerun()
         if failed:
             break
+    fixed = max(0, before - len(report.findings))  # findings gone, not edits made
     click.echo(f"drift-check: fixed {fixed} finding{'s' if fixed != 1 else ''}", err=True)
     return report, failed
 

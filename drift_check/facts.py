@@ -203,6 +203,10 @@ class MatrixRow(NamedTuple):
     position: Position
     frontmatter: tuple[Named, ...]  # the skills the row says the agent lists in frontmatter
     on_demand: tuple[Named, ...]  # the skills the row says the agent loads on demand
+    # (first column, column just after) of the frontmatter and on-demand cells, when the
+    # matrix has one column of each
+    frontmatter_cell: tuple[int, int] | None = None
+    on_demand_cell: tuple[int, int] | None = None
 
 
 class SkillMatrix(NamedTuple):

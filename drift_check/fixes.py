@@ -20,7 +20,6 @@ class FileChange(NamedTuple):
     path: str
     old: str
     new: str
-    fixed: int  # findings this change fixes
 
 
 def _offset(source: Source, line: int, column: int) -> int:
@@ -65,7 +64,7 @@ def plan(findings: list[Finding], facts: Facts, unsafe: bool) -> list[FileChange
         for start, end, replacement, _ in edits:
             new = new[:start] + replacement + new[end:]
         if new != text:
-            changes.append(FileChange(path, text, new, len({n for *_, n in edits})))
+            changes.append(FileChange(path, text, new))
     return changes
 
 

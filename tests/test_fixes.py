@@ -33,7 +33,7 @@ def test_fix_adds_an_undeclared_marker_and_keeps_every_other_byte(tmp_path: Path
     before = (root / REGISTRY).read_text()
     run = cli(str(root), "--fix", "-q")
     assert run.code == 0, run.out
-    assert "fixed 1 finding" in run.err
+    assert "fixed 2 findings" in run.err  # the DC202, and the DC305 the new row settles
     after = (root / REGISTRY).read_text()
     old_row = next(line for line in before.splitlines() if line.startswith("| gsd-planner"))
     new_row = old_row.replace(
@@ -120,3 +120,29 @@ def test_a_symlinked_file_is_not_written_through(tmp_path: Path, cli) -> None:  
     assert run.code == 2
     assert "a link or outside the repository; not written" in run.err
     assert "name: deploy-prod" in real.read_text()
+
+
+def test_a_new_row_follows_an_aligned_table(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    registry = (
+        "# Agent Contracts\n\n## Agent Registry\n\n"
+        "| Agent        | Role       | Completion Markers         |\n"
+        "|--------------|------------|----------------------------|\n"
+        "| gsd-planner  | Planning   | `## PLANNING COMPLETE`     |\n"
+        "| gsd-executor | Execution  | `## PLAN COMPLETE`         |\n"
+        "\nMore text.\n"
+    )
+    files = {
+        "get-shit-done/references/agent-contracts.md": registry,
+        "agents/gsd-planner.md": "```\n## PLANNING COMPLETE\n```\n",
+        "agents/gsd-executor.md": "```\n## PLAN COMPLETE\n```\n",
+        "agents/gsd-mapper.md": (
+            "---\nname: gsd-mapper\ndescription: Maps code.\ntools: Read\n---\n"
+        ),
+        "commands/gsd/run.md": "Wait for `## PLANNING COMPLETE` or `## PLAN COMPLETE`.\n",
+    }
+    root = write_tree(tmp_path, files)
+    run = cli(str(root), "--fix", "-q", "--select", "DC103")
+    assert run.code == 0, run.out
+    lines = (root / "get-shit-done/references/agent-contracts.md").read_text().splitlines()
+    assert lines[8] == "| gsd-mapper   | Maps code  | No marker                  |"
+    assert lines[9:] == ["", "More text."]

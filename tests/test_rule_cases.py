@@ -33,6 +33,7 @@ info rule such as DC901 reports without failing the run).
 
 from __future__ import annotations
 
+import difflib
 from pathlib import Path
 
 import pytest
@@ -83,8 +84,18 @@ def _check_fix(code: str, case: dict, root: Path, cli) -> None:  # type: ignore[
     before = {p: (root / p).read_text(encoding="utf-8") for p in case["fixed"]}
     diff = cli(str(root), "--diff", "--unsafe-fixes", "-q", *select)
     assert diff.code == 1
-    for path in case["fixed"]:
-        assert f"--- a/{path}\n+++ b/{path}\n" in diff.out
+    expected = "".join(
+        "".join(
+            difflib.unified_diff(
+                before[path].splitlines(keepends=True),
+                case["fixed"][path].splitlines(keepends=True),
+                fromfile=f"a/{path}",
+                tofile=f"b/{path}",
+            )
+        )
+        for path in sorted(case["fixed"])
+    )
+    assert diff.out == expected
     assert {p: (root / p).read_text(encoding="utf-8") for p in case["fixed"]} == before
     cli(str(root), "--fix", "--unsafe-fixes", "-q", *select)
     for path, content in case["fixed"].items():

@@ -4,7 +4,7 @@ them (atomically, keeping line endings) is `drift_check.fixes`."""
 import re
 from collections.abc import Callable
 
-from drift_check.facts import Agent, DeclaredMarker, Facts, RegistryRow
+from drift_check.facts import Agent, DeclaredMarker, Facts, MatrixRow, RegistryRow
 from drift_check.rules.base import Edit, Fix
 
 
@@ -83,6 +83,7 @@ def _new_row(facts: Facts, agent: Agent, is_marker: Callable[[str], bool]) -> tu
     )
     kind = "sentinel-match" if markers else "artifact+query" if writes else "structured-return"
     role = str((agent.frontmatter or {}).get("description", "")).split(". ")[0].strip()
+    role = role.rstrip(".")
     if len(role) > 80:
         role = role[:80].rsplit(" ", 1)[0] + " ..."
     values = {
@@ -93,7 +94,7 @@ def _new_row(facts: Facts, agent: Agent, is_marker: Callable[[str], bool]) -> tu
         "kind": kind,
     }
     cells = [values.get(column, "") for column in registry.columns]
-    row = "| " + " | ".join(cells) + " |\n"
+    row = _aligned_row(cells, [r.line_text for r in registry.rows])
     line = last.position.line + 1
     return (Edit(registry.path, line, 1, line, 1, row),)
 
@@ -144,3 +145,33 @@ def rewrite_consumed_by(row: RegistryRow, consumers: list[str]) -> Fix | None:
     line = row.position.line
     edit = Edit(row.position.path, line, start, line, end, new)
     return Fix("cite the files that consume the markers", "unsafe" if prose else "safe", (edit,))
+
+
+def rewrite_matrix_row(facts: Facts, row: MatrixRow, skills: list[str]) -> Fix | None:
+    """The matrix row's frontmatter cell set to the agent's `skills:` list, and injected
+    skills dropped from its on-demand cell."""
+    matrix = facts.matrix
+    if matrix is None or row.frontmatter_cell is None:
+        return None
+    line = row.position.line
+    start, end = row.frontmatter_cell
+    edits = [Edit(matrix.path, line, start, line, end, ", ".join(skills))]
+    if row.on_demand_cell is not None and any(r.name in skills for r in row.on_demand):
+        od_start, od_end = row.on_demand_cell
+        kept = ", ".join(r.name for r in row.on_demand if r.name not in skills)
+        edits.append(Edit(matrix.path, line, od_start, line, od_end, kept))
+    edits.sort()
+    return Fix("rewrite the matrix row from the agent's frontmatter", "safe", tuple(edits))
+
+
+def _aligned_row(cells: list[str], rows: list[str]) -> str:
+    """A table row in the table's own style: padded to its columns when every row puts its
+    pipes at the same places, one space around each cell otherwise."""
+    pipes = [[i for i, ch in enumerate(r) if ch == "|"] for r in rows]
+    if len(cells) + 1 != len(pipes[0]) or any(p != pipes[0] for p in pipes):
+        return "| " + " | ".join(cells) + " |\n"
+    out = rows[0][: pipes[0][0]]
+    for i, cell in enumerate(cells):
+        width = pipes[0][i + 1] - pipes[0][i] - 1
+        out += "| " + cell.ljust(width - 2) + " "
+    return out + "|\n"

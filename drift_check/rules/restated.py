@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 from drift_check.facts import Facts, Position
 from drift_check.rules.base import Hit, rule
+from drift_check.rules.edits import rewrite_matrix_row
 
 
 def _skills_line(facts: Facts, agent: str) -> str:
@@ -19,6 +20,7 @@ def _skills_line(facts: Facts, agent: str) -> str:
 @rule(
     "DC801",
     "matrix-disagrees-with-frontmatter",
+    fix="safe",
     failing="""
         skills/README.md:    | developer | agent-protocol, security-tiers, investigation | ... |
         agents/developer.md: skills: [agent-protocol, security-tiers]
@@ -42,6 +44,7 @@ def matrix_disagrees_with_frontmatter(facts: Facts) -> Iterator[Hit]:
         if agent is None or agent.path in facts.frontmatter_errors:
             continue
         listed = {ref.name: ref for ref in agent.skills or ()}
+        fix = rewrite_matrix_row(facts, row, list(listed))
         fm_line = _skills_line(facts, row.agent)
         claimed = {ref.name for ref in row.frontmatter}
         for ref in row.frontmatter:
@@ -51,6 +54,7 @@ def matrix_disagrees_with_frontmatter(facts: Facts) -> Iterator[Hit]:
                     f"the matrix lists `{ref.name}` in `{row.agent}`'s frontmatter skills, but"
                     f" {fm_line} does not; drop it from the row or add it to the agent",
                     agent=row.agent,
+                    fix=fix,
                 )
         for name, ref in listed.items():
             if name not in claimed:
@@ -59,6 +63,7 @@ def matrix_disagrees_with_frontmatter(facts: Facts) -> Iterator[Hit]:
                     f"`{row.agent}` lists skill `{name}` in its frontmatter ({ref.position})"
                     " but its matrix row does not; add it to the row",
                     agent=row.agent,
+                    fix=fix,
                 )
         for ref in row.on_demand:
             if ref.name in listed:
@@ -68,6 +73,7 @@ def matrix_disagrees_with_frontmatter(facts: Facts) -> Iterator[Hit]:
                     f" frontmatter injects it ({listed[ref.name].position}); move it to the"
                     " frontmatter column",
                     agent=row.agent,
+                    fix=fix,
                 )
 
 

@@ -33,6 +33,13 @@ def _names(text: str, column: int, path: str, line: int) -> tuple[Named, ...]:
     return tuple(out)
 
 
+def _span(cells: list[Any], header: list[str], keys: list[str]) -> tuple[int, int] | None:
+    if len(keys) != 1:
+        return None
+    cell = cells[header.index(keys[0])]
+    return cell.column, cell.column + len(cell.text)
+
+
 def find_matrix(source: Source, spec: dict[str, Any]) -> SkillMatrix | None:
     """The first table whose header has the agent column and every configured column."""
     agent_key = column_key(str(spec.get("agent-column", "Agent")))
@@ -66,6 +73,8 @@ def find_matrix(source: Source, spec: dict[str, Any]) -> SkillMatrix | None:
                         Position(source.path, n + 1, agent_cell.column),
                         tuple(x for k in fm_keys for x in row_names[k]),
                         tuple(x for k in od_keys for x in row_names[k]),
+                        _span(cells, header, fm_keys),
+                        _span(cells, header, od_keys),
                     )
                 )
             n += 1
