@@ -4,7 +4,7 @@ them (atomically, keeping line endings) is `drift_check.fixes`."""
 import re
 from collections.abc import Callable
 
-from drift_check.facts import Agent, DeclaredMarker, Facts, MatrixRow, RegistryRow
+from drift_check.facts import Agent, DeclaredMarker, Facts, MatrixRow, RegistryRow, Source
 from drift_check.rules.base import Edit, Fix
 
 
@@ -106,10 +106,16 @@ def replace_text(path: str, line: int, column: int, old: str, new: str, what: st
 
 
 def rename_tag(facts: Facts, path: str, old: str, new: str) -> Fix | None:
-    """Every opening and closing `old` tag of a file renamed to `new`."""
+    """Every opening and closing `old` tag of a file renamed to `new` (the edits are found
+    only when the fix is applied)."""
     source = facts.sources.get(path)
     if source is None:
         return None
+    return Fix(f"rename `{old}` to `{new}`", "safe", lambda: _tag_edits(source, old, new))
+
+
+def _tag_edits(source: Source, old: str, new: str) -> tuple[Edit, ...]:
+    path = source.path
     closing_old = old.replace("<", "</", 1)
     closing_new = new.replace("<", "</", 1)
     edits = []
@@ -121,9 +127,7 @@ def rename_tag(facts: Facts, path: str, old: str, new: str) -> Fix | None:
                 Edit(path, pos.line, pos.column, pos.line, pos.column + len(tag), replacement)
             )
             i = source.text.find(tag, i + len(tag))
-    if not edits:
-        return None
-    return Fix(f"rename `{old}` to `{new}`", "safe", tuple(sorted(edits)))
+    return tuple(sorted(edits))
 
 
 def set_name(facts: Facts, path: str, key_lines: dict[str, int], name: str) -> Fix | None:
