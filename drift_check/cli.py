@@ -48,8 +48,13 @@ def _codes(values: tuple[str, ...]) -> tuple[str, ...]:
 @click.option("--select", multiple=True, help="Only these rule codes or prefixes (comma list).")
 @click.option("--ignore", multiple=True, help="Skip these rule codes or prefixes (comma list).")
 @click.option(
-    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json", "github"]),
+    default="text",
+    show_default=True,
 )
+@click.option("--statistics", is_flag=True, help="Print a count per rule instead of findings.")
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write the report here.")
 @click.option("--config", "config_file", type=click.Path(dir_okay=False), help="Config file.")
 @click.option("--quiet", "-q", is_flag=True, help="Do not print which preset was used.")
@@ -77,6 +82,7 @@ def check(
     output: str | None,
     config_file: str | None,
     quiet: bool,
+    statistics: bool,
     fix: bool,
     unsafe_fixes: bool,
     diff: bool,
@@ -120,7 +126,12 @@ def check(
     color = (
         output is None and fmt == "text" and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
     )
-    text = render(report, fmt, color=color, cwd=os.getcwd())
+    if statistics:
+        from drift_check.reporters.text import statistics_table
+
+        text = statistics_table(report)
+    else:
+        text = render(report, fmt, color=color, cwd=os.getcwd())
     if output is not None:
         with open(output, "w", encoding="utf-8") as fh:
             fh.write(text)

@@ -10,6 +10,10 @@ def render(report: Report, fmt: str, color: bool = False, cwd: str | None = None
         from drift_check.reporters import json_format
 
         return json_format.render(report)
+    if fmt == "github":
+        from drift_check.reporters import github
+
+        return github.render(report, cwd=cwd)
     from drift_check.reporters import text
 
     return text.render(report, color=color, cwd=cwd)

@@ -62,3 +62,15 @@ def banner(report: Report) -> str:
         f" {len(facts.agents)} agents, {len(facts.consumers)} consumer files,"
         f" {len(report.rules)} rules"
     )
+
+
+def statistics_table(report: Report) -> str:
+    """`--statistics`: how many findings per rule, most first, and how many can be fixed."""
+    counts = Counter((f.code, f.name) for f in report.findings)
+    fixable = Counter(f.code for f in report.findings if f.fix is not None)
+    width = len(str(max(counts.values(), default=0)))
+    lines = [
+        f"{n:>{width}}  {code}  {name}" + ("  [*]" if fixable[code] else "")
+        for (code, name), n in sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    ]
+    return "".join(line + "\n" for line in lines)
