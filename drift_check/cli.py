@@ -42,7 +42,7 @@ def _codes(values: tuple[str, ...]) -> tuple[str, ...]:
 @click.command(
     context_settings={"help_option_names": ["-h", "--help"]},
     epilog="Other commands: `drift-check rules` lists the rules, `drift-check explain CODE`"
-    " explains one.",
+    " explains one, `drift-check init` writes a starter config.",
 )
 @click.argument("path", default=".", type=click.Path(file_okay=False))
 @click.option("--select", multiple=True, help="Only these rule codes or prefixes (comma list).")
@@ -222,7 +222,42 @@ def explain_cmd(code: str) -> int:
     return EXIT_CLEAN
 
 
-SUBCOMMANDS = {"rules": rules_cmd, "explain": explain_cmd}
+STARTER = """\
+# drift-check configuration: docs/configuration.md in the drift-check repository lists
+# every key. {reason}.
+preset: {preset}
+# select: [DC]                  # codes or prefixes to run
+# ignore: []                    # codes or prefixes to skip
+# severity: {{DC304: warning}}
+# per-file-ignores:
+#   "agents/experimental-*.md": [DC103]
+"""
+
+
+@click.command("init")
+@click.argument("path", default=".", type=click.Path(file_okay=False))
+def init_cmd(path: str) -> int:
+    """Write a starter .drift-check.yaml for the layout detected at PATH."""
+    from drift_check.config import ConfigError, detect, find_user_config
+
+    found = find_user_config(path)
+    if found is not None:
+        raise ConfigError(f"{found[0]} already configures drift-check; not overwritten")
+    detected = detect(path)
+    if detected is None:
+        raise ConfigError(
+            f"{path}: no known layout found; write .drift-check.yaml with `preset:` by hand"
+        )
+    preset, probe = detected
+    target = os.path.join(path, ".drift-check.yaml")
+    reason = f"Preset '{preset}' was chosen because {probe} exists"
+    with open(target, "x", encoding="utf-8") as fh:
+        fh.write(STARTER.format(reason=reason, preset=preset))
+    click.echo(f"drift-check: wrote {target}: {reason.lower()}.")
+    return EXIT_CLEAN
+
+
+SUBCOMMANDS = {"rules": rules_cmd, "explain": explain_cmd, "init": init_cmd}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

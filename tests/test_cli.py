@@ -189,3 +189,22 @@ def test_version(cli) -> None:  # type: ignore[no-untyped-def]
     run = cli("--version")
     assert run.code == 0
     assert run.out.startswith("drift-check, version ")
+
+
+def test_init_writes_a_starter_config_once(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    root = write_tree(tmp_path / "repo", tree_files("gsd", None))
+    run = cli("init", str(root))
+    assert run.code == 0
+    written = (root / ".drift-check.yaml").read_text()
+    assert "preset: gsd\n" in written
+    assert "gsd-core/references/agent-contracts.md exists" in run.out
+    assert cli(str(root), "-q").code == 0  # the starter config is valid
+    again = cli("init", str(root))
+    assert again.code == 2
+    assert "already configures drift-check; not overwritten" in again.err
+    assert (root / ".drift-check.yaml").read_text() == written
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    nothing = cli("init", str(empty))
+    assert nothing.code == 2
+    assert not (empty / ".drift-check.yaml").exists()
