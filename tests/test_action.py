@@ -1,0 +1,50 @@
+"""The GitHub Action: its YAML is valid and complete, and its check step (action/run.sh)
+gives annotations, the finding count as an output and drift-check's exit code."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from ruamel.yaml import YAML
+
+from tests.conftest import tree_files, write_tree
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_action_yaml() -> None:
+    action = YAML(typ="safe").load((ROOT / "action.yml").read_text())
+    assert set(action["inputs"]) == {"path", "config", "format", "version"}
+    assert action["outputs"]["findings"]["value"] == "${{ steps.check.outputs.findings }}"
+    assert action["runs"]["using"] == "composite"
+    steps = action["runs"]["steps"]
+    assert steps[-1]["id"] == "check"
+    assert steps[-1]["run"] == 'bash "$GITHUB_ACTION_PATH/action/run.sh"'
+
+
+def _run_step(tmp_path: Path, root: Path) -> tuple[subprocess.CompletedProcess[str], str]:
+    output = tmp_path / f"github_output_{root.name}"
+    env = {
+        **os.environ,
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+        "INPUT_PATH": str(root),
+        "INPUT_FORMAT": "github",
+        "GITHUB_OUTPUT": str(output),
+    }
+    proc = subprocess.run(
+        ["bash", str(ROOT / "action/run.sh")], env=env, capture_output=True, text=True
+    )
+    return proc, output.read_text() if output.exists() else ""
+
+
+def test_check_step_on_drift_and_on_a_clean_tree(tmp_path: Path) -> None:
+    drift = write_tree(tmp_path / "drift", tree_files("gsd", {"agents/gsd-orphan.md": "# o\n"}))
+    proc, outputs = _run_step(tmp_path, drift)
+    assert proc.returncode == 1
+    assert proc.stdout.startswith("::error file=")
+    assert outputs == "findings=1\n"
+    clean = write_tree(tmp_path / "clean", tree_files("gsd", None))
+    proc, outputs = _run_step(tmp_path, clean)
+    assert proc.returncode == 0
+    assert outputs == "findings=0\n"
