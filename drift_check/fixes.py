@@ -9,6 +9,7 @@ and a symlink is never written through.
 import contextlib
 import difflib
 import os
+import re
 import tempfile
 from typing import NamedTuple
 
@@ -22,22 +23,22 @@ class FileChange(NamedTuple):
     new: str
 
 
-def _offset(source: Source, line: int, column: int) -> int:
-    starts = [0]
-    text = source.text
-    i = -1
-    for _ in range(line - 1):
-        i = text.find("\n", i + 1)
-        if i < 0:
-            return len(text)
-        starts.append(i + 1)
-    return min(starts[-1] + column - 1, len(text))
+def _offset(source: Source, line: int, column: int, starts_of: dict[str, list[int]]) -> int:
+    """The text offset of a 1-based (line, column); each file's line starts are found once
+    per plan."""
+    starts = starts_of.get(source.path)
+    if starts is None:
+        starts = starts_of[source.path] = [0, *(m.end() for m in re.finditer("\n", source.text))]
+    if line > len(starts):
+        return len(source.text)
+    return min(starts[line - 1] + column - 1, len(source.text))
 
 
 def plan(findings: list[Finding], facts: Facts, unsafe: bool) -> list[FileChange]:
     """The new text of every file the applicable fixes touch. A fix whose edits overlap an
     earlier fix's is left for the next round."""
     by_path: dict[str, list[tuple[int, int, str, int]]] = {}
+    starts_of: dict[str, list[int]] = {}
     for n, f in enumerate(findings):
         fix = f.fix
         if fix is None or (fix.applicability == "unsafe" and not unsafe):
@@ -47,8 +48,9 @@ def plan(findings: list[Finding], facts: Facts, unsafe: bool) -> list[FileChange
             source = facts.sources.get(e.path)
             if source is None:
                 break
-            start = _offset(source, e.line, e.column)
-            spans.append((e.path, start, _offset(source, e.end_line, e.end_column), e.text))
+            start = _offset(source, e.line, e.column, starts_of)
+            end = _offset(source, e.end_line, e.end_column, starts_of)
+            spans.append((e.path, start, end, e.text))
         else:
             taken = [(p, s, t) for p, s, t, _ in spans]
             if any(_overlaps(by_path.get(p, []), s, t) for p, s, t in taken):

@@ -55,10 +55,14 @@ def render(report: Report, color: bool = False, cwd: str | None = None) -> str:
 def banner(report: Report) -> str:
     """One line for stderr: which preset and which registry were used."""
     facts = report.facts
-    registry = facts.settings.get("registry-path") or "none found"
-    rows = len(facts.registry.rows) if facts.registry else 0
+    if facts.registry is not None:
+        registry = f"registry {facts.registry.path} ({len(facts.registry.rows)} rows)"
+    elif facts.settings.get("registry"):
+        registry = "no registry found"
+    else:
+        registry = "no registry in this preset"
     return escape(
-        f"drift-check: {report.config.reason}; registry {registry} ({rows} rows),"
+        f"drift-check: {report.config.reason}; {registry},"
         f" {len(facts.agents)} agents, {len(facts.consumers)} consumer files,"
         f" {len(report.rules)} rules"
     )

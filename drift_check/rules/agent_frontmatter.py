@@ -135,11 +135,13 @@ def agent_skills_prefix(facts: Facts) -> Iterator[Hit]:
         if agent.skills is None:
             continue
         names = [ref.name for ref in agent.skills]
+        first = ", ".join(names[: len(prefix)]) or "nothing"
         if names[: len(prefix)] != prefix:
             line = agent.frontmatter_lines.get("skills", 1)
             yield Hit(
                 Position(agent.path, line, 1),
-                f"agent `{agent.name}` skills start {names[: len(prefix)]}; every agent's"
+                f"agent `{agent.name}` skills start with {first};"
+                f" every agent's"
                 f" `skills:` must start with {', '.join(prefix)}",
                 agent=agent.name,
             )
