@@ -8,8 +8,17 @@ if [ -n "${INPUT_CONFIG:-}" ]; then
 fi
 report=$(mktemp)
 drift-check "${args[@]}" --format json --output "$report" -q
-drift-check "${args[@]}" --format "${INPUT_FORMAT:-github}"
-code=$?
+format="${INPUT_FORMAT:-github}"
+if [ "$format" = sarif ]; then
+  # for upload to code scanning: the log goes to a file, the step still fails on findings
+  sarif="${INPUT_SARIF_FILE:-drift-check.sarif}"
+  drift-check "${args[@]}" --format sarif --output "$sarif"
+  code=$?
+  echo "sarif-file=$sarif" >> "${GITHUB_OUTPUT:-/dev/null}"
+else
+  drift-check "${args[@]}" --format "$format"
+  code=$?
+fi
 count=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["summary"]["findings"])' "$report" 2>/dev/null || echo 0)
 rm -f "$report"
 echo "findings=$count" >> "${GITHUB_OUTPUT:-/dev/null}"

@@ -50,7 +50,7 @@ def _codes(values: tuple[str, ...]) -> tuple[str, ...]:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["text", "json", "github"]),
+    type=click.Choice(["text", "json", "github", "sarif"]),
     default="text",
     show_default=True,
 )

@@ -1,6 +1,7 @@
 """The GitHub Action: its YAML is valid and complete, and its check step (action/run.sh)
 gives annotations, the finding count as an output and drift-check's exit code."""
 
+import json
 import os
 import subprocess
 import sys
@@ -15,21 +16,25 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def test_action_yaml() -> None:
     action = YAML(typ="safe").load((ROOT / "action.yml").read_text())
-    assert set(action["inputs"]) == {"path", "config", "format", "version"}
+    assert set(action["inputs"]) == {"path", "config", "format", "sarif-file", "version"}
     assert action["outputs"]["findings"]["value"] == "${{ steps.check.outputs.findings }}"
+    assert action["outputs"]["sarif-file"]["value"] == "${{ steps.check.outputs.sarif-file }}"
     assert action["runs"]["using"] == "composite"
     steps = action["runs"]["steps"]
     assert steps[-1]["id"] == "check"
     assert steps[-1]["run"] == 'bash "$GITHUB_ACTION_PATH/action/run.sh"'
 
 
-def _run_step(tmp_path: Path, root: Path) -> tuple[subprocess.CompletedProcess[str], str]:
+def _run_step(
+    tmp_path: Path, root: Path, fmt: str = "github"
+) -> tuple[subprocess.CompletedProcess[str], str]:
     output = tmp_path / f"github_output_{root.name}"
     env = {
         **os.environ,
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
         "INPUT_PATH": str(root),
-        "INPUT_FORMAT": "github",
+        "INPUT_FORMAT": fmt,
+        "INPUT_SARIF_FILE": str(tmp_path / "out.sarif"),
         "GITHUB_OUTPUT": str(output),
     }
     proc = subprocess.run(
@@ -48,3 +53,12 @@ def test_check_step_on_drift_and_on_a_clean_tree(tmp_path: Path) -> None:
     proc, outputs = _run_step(tmp_path, clean)
     assert proc.returncode == 0
     assert outputs == "findings=0\n"
+
+
+def test_check_step_writes_a_sarif_log_and_still_fails_on_drift(tmp_path: Path) -> None:
+    drift = write_tree(tmp_path / "drift", tree_files("gsd", {"agents/gsd-orphan.md": "# o\n"}))
+    proc, outputs = _run_step(tmp_path, drift, "sarif")
+    assert proc.returncode == 1
+    assert sorted(outputs.splitlines()) == ["findings=1", f"sarif-file={tmp_path / 'out.sarif'}"]
+    log = json.loads((tmp_path / "out.sarif").read_text(encoding="utf-8"))
+    assert [r["ruleId"] for r in log["runs"][0]["results"]] == ["DC103"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 from drift_check.docs import generate
@@ -33,3 +35,25 @@ def test_rule_metadata_is_complete() -> None:
         assert r.summary.endswith(".") and r.explanation and r.failing and r.passing
         names.add(r.name)
     assert len(names) == len(ALL_RULES)
+
+
+def _examples_output(cli, *args: str) -> str:  # type: ignore[no-untyped-def]
+    return str(cli("examples", "-q", "--select", "DC103,DC503", *args).out)
+
+
+def test_output_format_examples_are_real_output(cli, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """docs/output-formats.md shows what drift-check prints today, block by block."""
+    monkeypatch.chdir(ROOT)
+    page = (ROOT / "docs" / "output-formats.md").read_text(encoding="utf-8")
+    blocks = dict(re.findall(r"<!-- output:([\w-]+) -->\n```\w+\n(.*?)```\n", page, re.S))
+    sarif = json.loads(_examples_output(cli, "--format", "sarif"))
+    real = {
+        "text": _examples_output(cli),
+        "statistics": _examples_output(cli, "--statistics"),
+        "json": _examples_output(cli, "--format", "json"),
+        "github": _examples_output(cli, "--format", "github"),
+        "sarif-result": json.dumps(sarif["runs"][0]["results"][1], indent=2) + "\n",
+    }
+    assert set(blocks) == set(real)
+    for name, text in real.items():
+        assert blocks[name] == text, f"docs/output-formats.md, block {name} is out of date"

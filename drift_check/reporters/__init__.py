@@ -10,6 +10,10 @@ def render(report: Report, fmt: str, color: bool = False, cwd: str | None = None
         from drift_check.reporters import json_format
 
         return json_format.render(report)
+    if fmt == "sarif":
+        from drift_check.reporters import sarif
+
+        return sarif.render(report, cwd=cwd)
     if fmt == "github":
         from drift_check.reporters import github
 
