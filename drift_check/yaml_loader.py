@@ -15,11 +15,52 @@ class YamlError(Exception):
         self.column = column
 
 
+class YamlLimit(YamlError):
+    """YAML over a limit (nesting depth, alias count): not parsed at all."""
+
+
+MAX_DEPTH = 32
+MAX_ALIASES = 50
+
 _loader: Any = None
 
 
-def safe_load(text: str) -> Any:
-    """Parse `text` with the safe loader: no tags construct objects, duplicate keys fail."""
+def _check_limits(loader: Any, text: str, max_depth: int, max_aliases: int) -> None:
+    """Walk the parser's events (no objects are built, so an alias bomb costs nothing here)
+    and stop at the first one past a limit."""
+    from ruamel.yaml.events import (
+        AliasEvent,
+        CollectionEndEvent,
+        CollectionStartEvent,
+    )
+
+    depth = aliases = 0
+    for event in loader.parse(text):
+        if isinstance(event, CollectionStartEvent):
+            depth += 1
+            if depth > max_depth:
+                mark = event.start_mark
+                raise YamlLimit(
+                    f"nested deeper than {max_depth} levels (max-yaml-depth); not parsed",
+                    mark.line + 1,
+                    mark.column + 1,
+                )
+        elif isinstance(event, CollectionEndEvent):
+            depth -= 1
+        elif isinstance(event, AliasEvent):
+            aliases += 1
+            if aliases > max_aliases:
+                mark = event.start_mark
+                raise YamlLimit(
+                    f"more than {max_aliases} aliases (max-yaml-aliases); not parsed",
+                    mark.line + 1,
+                    mark.column + 1,
+                )
+
+
+def safe_load(text: str, max_depth: int = MAX_DEPTH, max_aliases: int = MAX_ALIASES) -> Any:
+    """Parse `text` with the safe loader: no tags construct objects, duplicate keys fail,
+    and text nested deeper or with more aliases than the limits is refused unparsed."""
     global _loader
     if _loader is None:
         from ruamel.yaml import YAML
@@ -29,6 +70,7 @@ def safe_load(text: str) -> Any:
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
     try:
+        _check_limits(_loader, text, max_depth, max_aliases)
         return _loader.load(text)
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark

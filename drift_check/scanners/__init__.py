@@ -20,13 +20,13 @@ from drift_check.facts import (
 )
 from drift_check.scanners.agents import HeadingCache, scan_agent
 from drift_check.scanners.consumers import scan_consumers, settings_globs
-from drift_check.scanners.files import DEFAULT_MAX_BYTES, Repo, matches
+from drift_check.scanners.files import Limits, Repo, matches
 from drift_check.scanners.registry import parse_registry
 
 
 def build_facts(config: Config) -> Facts:
     settings = config.settings
-    repo = Repo(config.root, settings.get("max-file-bytes", DEFAULT_MAX_BYTES))
+    repo = Repo(config.root, Limits.from_settings(settings))
     problems: list[InputProblem] = []
     registry_path = next((p for p in settings["registry"] if repo.exists(p)), None)
     registry = None

@@ -93,7 +93,9 @@ def scan_agent(
         return None
     cache = cache or HeadingCache()
     name = path.rsplit("/", 1)[-1][: -len(".md")]
-    frontmatter, key_lines, problem = read_frontmatter(source)
+    frontmatter, key_lines, problem = read_frontmatter(
+        source, repo.limits.max_yaml_depth, repo.limits.max_yaml_aliases
+    )
     if problem is not None:
         problems.append(problem)
     prefixes = settings["include-prefixes"]

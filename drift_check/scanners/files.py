@@ -6,13 +6,32 @@ import os
 import re
 from collections.abc import Iterable
 from functools import lru_cache
+from typing import NamedTuple
 
 from drift_check.facts import InputProblem, Position, Source
+from drift_check.yaml_loader import MAX_ALIASES, MAX_DEPTH
 
 SKIPPED_DIRS = frozenset(
     {".git", ".hg", ".svn", "node_modules", ".venv", "venv", "__pycache__", ".tox", ".mypy_cache"}
 )
 DEFAULT_MAX_BYTES = 10 * 1024 * 1024
+
+
+class Limits(NamedTuple):
+    """What one file may cost: a file over a limit is reported and skipped, not parsed.
+    Each is a pack setting (`max-file-bytes`, `max-line-length`, `max-yaml-depth`,
+    `max-yaml-aliases`)."""
+
+    max_bytes: int = DEFAULT_MAX_BYTES
+    max_line_length: int = 100_000  # characters
+    max_yaml_depth: int = MAX_DEPTH  # nested mappings and sequences in frontmatter
+    max_yaml_aliases: int = MAX_ALIASES  # `*alias` references in frontmatter
+
+    @classmethod
+    def from_settings(cls, settings: dict[str, object]) -> Limits:
+        keys = ("max-file-bytes", "max-line-length", "max-yaml-depth", "max-yaml-aliases")
+        values = [settings.get(key) for key in keys]
+        return cls(*(v if isinstance(v, int) else d for v, d in zip(values, cls(), strict=True)))
 
 
 @lru_cache(maxsize=256)
@@ -51,9 +70,10 @@ class Repo:
     large, unreadable, or a symlink that leaves the root) and returns None.
     """
 
-    def __init__(self, root: str, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
+    def __init__(self, root: str, limits: Limits | None = None) -> None:
         self.root = os.path.realpath(root)
-        self.max_bytes = max_bytes
+        self.limits = limits = limits or Limits()
+        self.max_bytes = limits.max_bytes
         self.problems: list[InputProblem] = []
         self._sources: dict[str, Source | None] = {}
         self._files: list[str] | None = None
@@ -154,7 +174,9 @@ class Repo:
             self._problem(path, f"cannot read file: {exc.strerror or exc}")
             return None
         if len(data) > self.max_bytes:
-            self._problem(path, f"file is larger than {self.max_bytes} bytes; skipped")
+            self._problem(
+                path, f"file is larger than {self.max_bytes} bytes (max-file-bytes); skipped"
+            )
             return None
         if data.startswith(b"\xef\xbb\xbf"):
             data = data[3:]
@@ -180,7 +202,34 @@ class Repo:
             return None
         if "\r" in text:
             text = text.replace("\r\n", "\n").replace("\r", "\n")
+        longest = self.limits.max_line_length
+        if len(text) > longest:
+            start = 0
+            for line, end in enumerate(_line_ends(text), 1):
+                if end - start > longest:
+                    self.problems.append(
+                        InputProblem(
+                            Position(path, line, 1),
+                            "unreadable",
+                            f"line {line} is longer than {longest} characters"
+                            " (max-line-length); file skipped",
+                        )
+                    )
+                    return None
+                start = end + 1
         return Source(path, text)
 
     def _problem(self, path: str, message: str) -> None:
         self.problems.append(InputProblem(Position(path, 1, 1), "unreadable", message))
+
+
+def _line_ends(text: str) -> Iterable[int]:
+    """The offset of each line's end (its newline, or the end of the text)."""
+    start = 0
+    while True:
+        end = text.find("\n", start)
+        if end < 0:
+            yield len(text)
+            return
+        yield end
+        start = end + 1

@@ -12,6 +12,7 @@ import re
 from typing import Any, NamedTuple
 
 from drift_check.facts import InputProblem, Named, Position, Source
+from drift_check.yaml_loader import MAX_ALIASES, MAX_DEPTH
 
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 # A top-level key: plain (not a list item or comment), or quoted.
@@ -93,9 +94,12 @@ def _hint(problem: str) -> str:
     return "fix the YAML at this position"
 
 
-def read_frontmatter(source: Source) -> Frontmatter:
+def read_frontmatter(
+    source: Source, max_depth: int = MAX_DEPTH, max_aliases: int = MAX_ALIASES
+) -> Frontmatter:
     """The YAML mapping between the leading `---` lines, the line of each top-level key,
-    and a problem if it is not valid YAML (at the exact line and column of the error)."""
+    and a problem if it is not valid YAML (at the exact line and column of the error) or is
+    over a limit (then it is not parsed)."""
     text = source.text
     if not text.startswith("---\n"):
         return Frontmatter(None, {}, None)
@@ -117,10 +121,17 @@ def read_frontmatter(source: Source) -> Frontmatter:
     data = simple_yaml(body)
     if data is not None:
         return Frontmatter(data, key_lines, None)
-    from drift_check.yaml_loader import YamlError, safe_load
+    from drift_check.yaml_loader import YamlError, YamlLimit, safe_load  # ruamel on first use
 
     try:
-        loaded = safe_load(body)
+        loaded = safe_load(body, max_depth, max_aliases)
+    except YamlLimit as exc:
+        problem = InputProblem(
+            Position(source.path, exc.line + 1, exc.column),
+            "frontmatter",
+            f"frontmatter is {exc.message}",
+        )
+        return Frontmatter(None, key_lines, problem)
     except YamlError as exc:
         problem = InputProblem(
             Position(source.path, exc.line + 1, exc.column),

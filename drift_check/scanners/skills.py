@@ -35,7 +35,9 @@ def scan_skill(
     if source is None:
         return None
     directory = path.rsplit("/", 1)[0]
-    frontmatter, key_lines, problem = read_frontmatter(source)
+    frontmatter, key_lines, problem = read_frontmatter(
+        source, repo.limits.max_yaml_depth, repo.limits.max_yaml_aliases
+    )
     if problem is not None:
         problems.append(problem)
     text = source.text

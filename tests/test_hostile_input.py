@@ -1,0 +1,287 @@
+"""Hostile input, generated: every run finishes with findings (exit 0/1) or a one-line error
+(exit 2), reads nothing outside the root, writes nothing without `--fix`, and prints control
+characters escaped. Each tree is the clean `gsd` fixture plus the canary of
+tests/test_bad_input.py (DC401 at gsd-core/workflows/map.md:3:1), which must still be
+reported: one bad file never hides the rest of the tree.
+
+The limits (`max-file-bytes`, `max-line-length`, `max-yaml-depth`, `max-yaml-aliases`)
+report a file and skip it instead of parsing it.
+"""
+
+from __future__ import annotations
+
+import builtins
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from drift_check.config import packs_dir
+from tests.test_bad_input import CANARY_FINDING, REGISTRY, Checked, make_tree
+
+AGENT = "agents/gsd-executor.md"
+AGENT_HEAD = "---\nname: gsd-executor\ndescription: Executes a plan.\ntools: Read, Write\n---\n"
+AGENT_BODY = "\n```markdown\n## PLAN COMPLETE\n```\n"
+
+
+@pytest.fixture
+def hostile(tmp_path: Path, cli):  # type: ignore[no-untyped-def]
+    def make(overrides: dict[str, str | None] | None = None) -> Checked:
+        return Checked(cli, make_tree(tmp_path / "repo", overrides))
+
+    return make
+
+
+def _timed(c: Checked, limit: float = 20.0) -> list[tuple[str, str]]:
+    """The findings, and the run (JSON and text) must not take pathological time; the
+    bound is generous: the point is that nothing is quadratic or worse, not speed."""
+    start = time.perf_counter()
+    found = c.findings()
+    assert time.perf_counter() - start < limit
+    assert CANARY_FINDING in found
+    return found
+
+
+def test_lone_cr_line_endings_keep_positions(hostile) -> None:  # type: ignore[no-untyped-def]
+    c = hostile()
+    canary = c.root / "gsd-core/workflows/map.md"
+    canary.write_bytes(canary.read_bytes().replace(b"\n", b"\r"))
+    assert _timed(c) == [CANARY_FINDING]
+
+
+def test_one_ten_megabyte_line_is_reported_and_skipped(hostile) -> None:  # type: ignore[no-untyped-def]
+    c = hostile({"gsd-core/workflows/long.md": "# Long\n\n" + "x" * 10_000_000 + "\n"})
+    found = _timed(c)
+    assert ("DC001", "gsd-core/workflows/long.md:3:1") in found
+    assert "max-line-length" in c.text.out
+
+
+def test_line_length_limit_is_configurable(hostile) -> None:  # type: ignore[no-untyped-def]
+    c = hostile({".drift-check.yaml": "preset: gsd\nmax-line-length: 60\n"})
+    lines = (c.root / REGISTRY).read_text(encoding="utf-8").split("\n")
+    first_long = next(n for n, line in enumerate(lines, 1) if len(line) > 60)
+    found = _timed(c)  # the canary's lines are shorter, so it is still read
+    assert ("DC001", f"{REGISTRY}:{first_long}:1") in found
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        pytest.param("- " * 10_000 + "## PLAN COMPLETE\n", id="10k nested list items"),
+        pytest.param("> " * 10_000 + "## PLAN COMPLETE\n", id="10k nested quotes"),
+        pytest.param(
+            "".join(" " * min(i, 400) + "- item\n" for i in range(10_000)), id="10k indented items"
+        ),
+        pytest.param("```\n## PLAN COMPLETE\n```\n" * 33_334, id="100k fences"),
+        pytest.param("`" * 100_000 + "\n" + "#" * 99_999 + " X\n", id="long fence, heading runs"),
+        pytest.param("```\n" * 100_000, id="100k fence lines, last one unclosed"),
+    ],
+)
+def test_deep_nesting_and_many_fences_in_an_agent(hostile, body: str) -> None:  # type: ignore[no-untyped-def]
+    _timed(hostile({AGENT: AGENT_HEAD + AGENT_BODY + body}))
+
+
+ALIAS_BOMB = "".join(
+    [
+        "lol0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n",
+        *(
+            f"lol{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]\n"
+            for i in range(1, 10)  # 9**10 strings if anything expanded it
+        ),
+    ]
+)
+
+
+@pytest.mark.parametrize(
+    ("frontmatter", "line", "words"),
+    [
+        pytest.param(ALIAS_BOMB, 9, "max-yaml-aliases", id="alias bomb"),  # the 51st alias
+        pytest.param("deep: " + "[" * 10_000 + "]" * 10_000 + "\n", 3, "max-yaml-depth", id="deep"),
+        pytest.param(
+            "deep:\n" + "".join(" " * i + f"k{i}:\n" for i in range(1, 200)),
+            None,
+            "max-yaml-depth",
+            id="deep block mappings",
+        ),
+    ],
+)
+def test_yaml_limits_refuse_frontmatter_unparsed(  # type: ignore[no-untyped-def]
+    hostile, frontmatter: str, line: int | None, words: str
+) -> None:
+    head = f"---\nname: gsd-executor\n{frontmatter}---\n"
+    c = hostile({AGENT: head + AGENT_BODY})
+    found = _timed(c)
+    problems = [path for code, path in found if code == "DC004"]
+    assert len(problems) == 1 and problems[0].startswith(f"{AGENT}:")
+    if line is not None:
+        assert problems[0].split(":")[1] == str(line)
+    assert words in c.text.out
+
+
+def test_yaml_limits_are_configurable(hostile) -> None:  # type: ignore[no-untyped-def]
+    deep = "deep: " + "[" * 10 + "]" * 10 + "\n"
+    config = "preset: gsd\nmax-yaml-depth: 5\nmax-yaml-aliases: 0\n"
+    c = hostile({".drift-check.yaml": config, AGENT: f"---\nname: gsd-executor\n{deep}---\n"})
+    assert any(code == "DC004" for code, _ in _timed(c))
+    c.root.joinpath(AGENT).write_text(
+        "---\nname: gsd-executor\na: &x 1\nb: *x\n---\n" + AGENT_BODY, encoding="utf-8"
+    )
+    assert "max-yaml-aliases" in Checked(c.cli, c.root).run().out
+    c.root.joinpath(".drift-check.yaml").write_text("preset: gsd\n", encoding="utf-8")
+    assert "max-yaml" not in Checked(c.cli, c.root).run().out  # the defaults allow both
+
+
+@pytest.mark.parametrize(
+    "tagged",
+    [
+        '!!python/object/apply:os.system ["touch {pwned}"]',
+        "!!python/name:os.system",
+        '!!python/object/new:subprocess.Popen [["touch", "{pwned}"]]',
+        "!custom {{a: 1}}",
+    ],
+)
+def test_yaml_tags_construct_nothing(hostile, tmp_path: Path, tagged: str) -> None:  # type: ignore[no-untyped-def]
+    pwned = tmp_path / "pwned"
+    value = tagged.format(pwned=pwned)
+    c = hostile({AGENT: f"---\nname: gsd-executor\ndescription: {value}\n---\n" + AGENT_BODY})
+    found = _timed(c)
+    assert ("DC004", f"{AGENT}:3:14") in found
+    assert not pwned.exists()
+
+
+def test_a_registry_of_ten_thousand_rows_and_rows_of_wrong_width(hostile) -> None:  # type: ignore[no-untyped-def]
+    c = hostile()
+    registry = c.root / REGISTRY
+    lines = registry.read_text(encoding="utf-8").split("\n")
+    header = next(i for i, line in enumerate(lines) if line.startswith("| Agent"))
+    extra = [
+        f"| gsd-ghost-{n} | Ghost | `## GHOST {n} DONE` | `gsd-core/workflows/plan.md` |"
+        " sentinel-match |"
+        for n in range(10_000)
+    ]
+    extra += ["| too | few |", "| " + " | ".join(["x"] * 40) + " |", "|" * 5000]
+    lines[header + 2 : header + 2] = extra
+    registry.write_text("\n".join(lines), encoding="utf-8")
+    found = _timed(c, limit=60.0)
+    assert sum(code == "DC102" for code, _ in found) == 10_000  # no agent file for any ghost
+    assert sum(code == "DC003" for code, _ in found) == 3
+
+
+def test_file_names_with_newlines_and_escape_sequences(hostile) -> None:  # type: ignore[no-untyped-def]
+    names = ["agents/gsd-new\nline.md", "agents/gsd-\x1b[2Jclear.md", "agents/gsd-\x07bell.md"]
+    c = hostile({name: "# nameless\n" for name in names})
+    found = _timed(c)
+    for name in names:
+        assert ("DC103", f"{name}:1:1") in found  # exact in JSON
+    assert "\x1b" not in c.text.out and "\x07" not in c.text.out
+    assert "gsd-new\\x0aline.md" in c.text.out and "gsd-\\x1b[2Jclear.md" in c.text.out
+    github = c.run("--format", "github")
+    assert "\x1b" not in github.out and "gsd-new%0Aline.md" in github.out
+
+
+def test_a_marker_with_terminal_control_characters(hostile) -> None:  # type: ignore[no-untyped-def]
+    marker = "PLAN \x1b]0;pwned\x07 COMPLETE"
+    c = hostile()
+    registry = c.root / REGISTRY
+    text = registry.read_text(encoding="utf-8")
+    registry.write_text(
+        text.replace("`## PLAN COMPLETE`", f"`## PLAN COMPLETE`, `## {marker}`", 1),
+        encoding="utf-8",
+    )
+    found = _timed(c)
+    assert any(code == "DC201" for code, _ in found)  # declared, never emitted
+    assert "\x1b" not in c.text.out and "\x07" not in c.text.out
+    assert "\\x1b]0;pwned\\x07" in c.text.out
+
+
+def test_an_unreadable_file_even_as_root(hostile, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Running as root makes mode 000 readable, so the refusal is simulated where the file
+    is opened: the run reports it and checks the rest."""
+    c = hostile()
+    target = os.path.realpath(c.root / AGENT)
+    real_open = builtins.open
+
+    def guarded(file, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if isinstance(file, str) and os.path.realpath(file) == target:
+            raise PermissionError(13, "Permission denied", file)
+        return real_open(file, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", guarded)
+    found = _timed(c)
+    assert ("DC001", f"{AGENT}:1:1") in found
+    assert "Permission denied" in c.text.out
+
+
+def test_everything_at_once_reads_nothing_outside_the_root(hostile, tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.md").write_text("## SECRET COMPLETE\n", encoding="utf-8")
+    c = hostile(
+        {
+            "gsd-core/workflows/bad-utf8.md": None,
+            AGENT: f"---\nname: gsd-executor\n{ALIAS_BOMB}---\n" + AGENT_BODY,
+            "agents/gsd-deep.md": "- " * 10_000 + "x\n",
+        }
+    )
+    root = c.root
+    (root / "gsd-core/workflows/bad-utf8.md").write_bytes(b"# bad \xff\xfe\n")
+    (root / "gsd-core/workflows/utf16.md").write_bytes("# x\n".encode("utf-16"))
+    (root / "gsd-core/workflows/nul.md").write_bytes(b"# x\x00\n")
+    os.symlink("/etc/passwd", root / "agents/gsd-passwd.md")
+    os.symlink(outside, root / "gsd-core/workflows/outside")
+    os.symlink(outside / "secret.md", root / "agents/gsd-secret.md")
+    os.symlink("loop-a.md", root / "agents/loop-b.md")
+    os.symlink("loop-b.md", root / "agents/loop-a.md")
+    opened: list[str] = []
+    real_open = builtins.open
+    real_scandir = os.scandir
+
+    def recording_open(file, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if isinstance(file, (str, bytes, os.PathLike)):
+            opened.append(os.path.realpath(file))
+        return real_open(file, *args, **kwargs)
+
+    def recording_scandir(path=".", *args, **kwargs):  # type: ignore[no-untyped-def]
+        opened.append(os.path.realpath(path))
+        return real_scandir(path, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", recording_open)
+    monkeypatch.setattr(os, "scandir", recording_scandir)
+    found = _timed(c)
+    # drift-check's own rule packs are the one thing it reads from elsewhere
+    allowed = (os.path.realpath(root), os.path.realpath(packs_dir()))
+    outside = [p for p in opened if not any(p == a or p.startswith(a + os.sep) for a in allowed)]
+    assert opened and not outside, outside
+    assert "SECRET" not in c.text.out and "root:" not in c.text.out
+    for path in ("agents/gsd-passwd.md", "agents/gsd-secret.md", "gsd-core/workflows/utf16.md"):
+        assert ("DC001", f"{path}:1:1") in found
+
+
+MEMORY_PROBE = """
+import resource, sys
+from drift_check.cli import main
+code = main([sys.argv[1], "-q", "--format", "json", "--output", sys.argv[2]])
+print(code, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+def test_a_fifty_megabyte_file_is_skipped_in_bounded_memory(hostile, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    c = hostile()
+    line = "Prose that waits for `## PLAN COMPLETE` | in | a | table |\n"
+    with open(c.root / "gsd-core/workflows/huge.md", "w", encoding="utf-8") as fh:
+        for _ in range(50 * 1024 * 1024 // len(line) + 1):
+            fh.write(line)
+    report = tmp_path / "report.json"
+    proc = subprocess.run(
+        [sys.executable, "-c", MEMORY_PROBE, str(c.root), str(report)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    code, maxrss_kb = proc.stdout.split()
+    assert code == "1", proc.stderr
+    assert int(maxrss_kb) < 200 * 1024, f"peak memory {int(maxrss_kb) // 1024} MB"
+    assert "gsd-core/workflows/huge.md" in report.read_text(encoding="utf-8")
