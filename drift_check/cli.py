@@ -145,13 +145,16 @@ def check(
 
 def _fix(report: Report, unsafe: bool, rerun: Callable[[], Report]) -> tuple[Report, bool]:
     """Apply fixes in rounds until none is left (a fix that overlaps another waits for the
-    next round), re-checking the tree after each; say how many were fixed."""
+    next round), re-checking the tree after each; say how many were fixed. A file that could
+    not be written is left alone from then on; the other files are still fixed."""
     from drift_check.fixes import WriteError, plan, write
 
     before = len(report.findings)
-    failed = False
+    failed: set[str] = set()
     for _ in range(10):
-        changes = plan(list(report.findings), report.facts, unsafe)
+        changes = [
+            c for c in plan(list(report.findings), report.facts, unsafe) if c.path not in failed
+        ]
         if not changes:
             break
         for change in changes:
@@ -159,13 +162,11 @@ def _fix(report: Report, unsafe: bool, rerun: Callable[[], Report]) -> tuple[Rep
                 write(report.config.root, change)
             except WriteError as exc:
                 click.echo(f"drift-check: {exc}", err=True)
-                failed = True
+                failed.add(change.path)
         report = rerun()
-        if failed:
-            break
     fixed = max(0, before - len(report.findings))  # findings gone, not edits made
     click.echo(f"drift-check: fixed {fixed} finding{'s' if fixed != 1 else ''}", err=True)
-    return report, failed
+    return report, bool(failed)
 
 
 def _against_baseline(report: Report, baseline_file: str) -> Report:

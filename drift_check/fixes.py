@@ -3,7 +3,9 @@
 A write keeps the file's line endings, byte-order mark, final newline and permissions, goes
 to a temporary file in the same folder and is renamed over the original, so an interrupted
 run leaves every file either old or new. Nothing outside the repository root is written,
-and a symlink is never written through.
+a symlink is never written through, and neither is a read-only file (replacing it by a
+rename would succeed, but its mode says it must not change). A file that changed since it
+was read is left alone, unless it already holds the fixed text (another run fixed it).
 """
 
 import contextlib
@@ -100,13 +102,18 @@ def write(root: str, change: FileChange) -> None:
     try:
         with open(path, "rb") as fh:
             current = fh.read()
-        mode = os.stat(path).st_mode & 0o7777
+            mode = os.fstat(fh.fileno()).st_mode & 0o7777
     except OSError as exc:
         raise WriteError(f"{change.path}: cannot read it again: {exc.strerror}") from None
     bom = current.startswith(b"\xef\xbb\xbf")
     body = current[3:] if bom else current
-    if body.replace(b"\r\n", b"\n").replace(b"\r", b"\n").decode("utf-8", "replace") != change.old:
+    text = body.replace(b"\r\n", b"\n").replace(b"\r", b"\n").decode("utf-8", "replace")
+    if text != change.old:
+        if text == change.new:
+            return  # already fixed, by a run at the same time
         raise WriteError(f"{change.path}: changed since it was read; not written")
+    if not os.access(path, os.W_OK):
+        raise WriteError(f"{change.path}: read-only; not written")
     newline = b"\r\n" if b"\r\n" in body and body.count(b"\r\n") == body.count(b"\n") else b"\n"
     data = change.new.encode("utf-8").replace(b"\n", newline)
     if bom:
@@ -123,7 +130,9 @@ def write(root: str, change: FileChange) -> None:
             os.fsync(fh.fileno())
         os.chmod(tmp, mode)
         os.replace(tmp, path)
-    except OSError as exc:
+    except BaseException as exc:  # an interrupt too: the temporary file never stays behind
         with contextlib.suppress(OSError):
             os.unlink(tmp)
-        raise WriteError(f"{change.path}: not written: {exc.strerror}") from None
+        if isinstance(exc, OSError):
+            raise WriteError(f"{change.path}: not written: {exc.strerror or exc}") from None
+        raise
