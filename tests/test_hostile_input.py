@@ -239,9 +239,12 @@ def test_everything_at_once_reads_nothing_outside_the_root(hostile, tmp_path, mo
     real_open = builtins.open
     real_scandir = os.scandir
 
+    files_read: list[str] = []
+
     def recording_open(file, *args, **kwargs):  # type: ignore[no-untyped-def]
         if isinstance(file, (str, bytes, os.PathLike)):
             opened.append(os.path.realpath(file))
+            files_read.append(os.path.realpath(file))
         return real_open(file, *args, **kwargs)
 
     def recording_scandir(path=".", *args, **kwargs):  # type: ignore[no-untyped-def]
@@ -250,9 +253,12 @@ def test_everything_at_once_reads_nothing_outside_the_root(hostile, tmp_path, mo
 
     monkeypatch.setattr(builtins, "open", recording_open)
     monkeypatch.setattr(os, "scandir", recording_scandir)
+    c.run("-q")
+    in_tree = [p for p in files_read if p.startswith(os.path.realpath(root) + os.sep)]
+    assert in_tree and len(in_tree) == len(set(in_tree)), "a file of the tree was read twice"
     found = _timed(c)
-    # drift-check's own rule packs are the one thing it reads from elsewhere
-    allowed = (os.path.realpath(root), os.path.realpath(packs_dir()))
+    # elsewhere, drift-check reads only its own rule packs and the libraries it imports
+    allowed = tuple(os.path.realpath(p) for p in (root, packs_dir(), sys.prefix, sys.base_prefix))
     outside = [p for p in opened if not any(p == a or p.startswith(a + os.sep) for a in allowed)]
     assert opened and not outside, outside
     assert "SECRET" not in c.text.out and "root:" not in c.text.out
