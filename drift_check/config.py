@@ -112,6 +112,8 @@ def _read_pack(name_or_path: str, root: str) -> tuple[str, dict[str, Any]]:
         path = os.path.realpath(os.path.join(root, name_or_path))
         if not path.startswith(os.path.realpath(root) + os.sep):
             raise ConfigError(f"{name_or_path}: a rule pack must be inside the repository")
+        if os.path.exists(path) and not os.path.isfile(path):
+            raise ConfigError(f"{name_or_path}: a rule pack must be a regular file")
     else:
         path = os.path.join(packs_dir(), f"{name_or_path}.yaml")
     try:
@@ -209,15 +211,30 @@ def _check_settings(values: dict[str, Any], where: str, prefix: str = "") -> Non
             raise ConfigError(f"{where}: `{prefix}{key}` must be {want}{' or null' * optional}")
 
 
+def _inside(root: str, path: str) -> bool:
+    real_root = os.path.realpath(root)
+    return os.path.realpath(path).startswith(real_root + os.sep)
+
+
+def _repository_file(root: str, path: str) -> bool:
+    """A regular file inside the root (never a FIFO that would block, nor a link that
+    leaves the root: a config file in a pull request is as untrusted as the rest)."""
+    if not os.path.isfile(path):
+        return False
+    if not _inside(root, path):
+        raise ConfigError(f"{path}: symlink points outside the repository; not read")
+    return True
+
+
 def find_user_config(root: str) -> tuple[str, dict[str, Any]] | None:
     pyproject = os.path.join(root, "pyproject.toml")
-    if os.path.isfile(pyproject):
+    if _repository_file(root, pyproject):
         table = _read_pyproject(pyproject)
         if table is not None:
             return pyproject, table
     for name in (".drift-check.yaml", ".drift-check.yml"):
         path = os.path.join(root, name)
-        if os.path.isfile(path):
+        if _repository_file(root, path):
             return path, _read_yaml_config(path)
     return None
 
@@ -259,6 +276,8 @@ def _probe(root: str, probe: Any) -> str | None:
         return " and ".join(f for f in found if f) if all(found) else None
     if isinstance(probe, dict):
         path = os.path.join(root, str(probe.get("file", "")))
+        if not os.path.isfile(path) or not _inside(root, path):
+            return None
         try:
             with open(path, encoding="utf-8", errors="replace") as fh:
                 text = fh.read(1_000_000)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import builtins
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -291,3 +292,42 @@ def test_a_fifty_megabyte_file_is_skipped_in_bounded_memory(hostile, tmp_path: P
     assert code == "1", proc.stderr
     assert int(maxrss_kb) < 200 * 1024, f"peak memory {int(maxrss_kb) // 1024} MB"
     assert "gsd-core/workflows/huge.md" in report.read_text(encoding="utf-8")
+
+
+def _no_hang(seconds: int = 30):  # type: ignore[no-untyped-def]
+    def timeout(signum, frame):  # type: ignore[no-untyped-def]
+        raise AssertionError("drift-check blocked on a special file")
+
+    signal.signal(signal.SIGALRM, timeout)
+    signal.alarm(seconds)
+
+
+@pytest.mark.parametrize("name", [".drift-check.yaml", "pyproject.toml"])
+def test_a_config_file_linked_out_of_the_root_is_refused(hostile, name: str) -> None:  # type: ignore[no-untyped-def]
+    c = hostile()
+    os.symlink("/etc/passwd", c.root / name)
+    run = c.run(expect_code=(2,))
+    assert run.err.count("\n") == 1 and "outside the repository" in run.err
+    assert "root:" not in run.out + run.err
+
+
+def test_special_files_where_config_and_detection_look_do_not_block(hostile) -> None:  # type: ignore[no-untyped-def]
+    c = hostile()
+    os.mkfifo(c.root / "pyproject.toml")
+    os.mkfifo(c.root / ".drift-check.yml")
+    (c.root / "skills").mkdir(exist_ok=True)
+    os.mkfifo(c.root / "skills/README.md")  # the gaia preset's detection reads this file
+    _no_hang()
+    try:
+        _timed(c)
+    finally:
+        signal.alarm(0)
+    c.root.joinpath("pack.yaml").unlink(missing_ok=True)
+    os.mkfifo(c.root / "pack.yaml")
+    (c.root / ".drift-check.yaml").write_text("preset: pack.yaml\n", encoding="utf-8")
+    _no_hang()
+    try:
+        run = c.run(expect_code=(2,))
+    finally:
+        signal.alarm(0)
+    assert "pack.yaml: a rule pack must be a regular file" in run.err
