@@ -331,3 +331,31 @@ def test_special_files_where_config_and_detection_look_do_not_block(hostile) -> 
     finally:
         signal.alarm(0)
     assert "pack.yaml: a rule pack must be a regular file" in run.err
+
+
+FORBIDDEN_MODULES = {"subprocess", "socket", "http", "urllib.request", "ftplib", "pickle", "shelve"}
+FORBIDDEN_CALLS = {"eval", "exec", "system", "popen", "execv", "execvp", "spawnv", "__import__"}
+
+
+def test_the_package_has_no_code_that_runs_programs_or_talks_to_the_network() -> None:
+    """docs/security.md promises no execution and no network: nothing in drift_check/
+    imports a module for either, or calls eval, exec, os.system and the like."""
+    import ast
+
+    package = Path(__file__).resolve().parents[1] / "drift_check"
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names: list[str] = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+            bad = [n for n in names if n in FORBIDDEN_MODULES or n.split(".")[0] in {"socket"}]
+            if isinstance(node, ast.Call):
+                func = node.func
+                called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+                if called in FORBIDDEN_CALLS:
+                    bad.append(called)
+            found += [f"{path.name}:{getattr(node, 'lineno', 0)}: {b}" for b in bad]
+    assert not found
