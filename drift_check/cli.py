@@ -42,7 +42,8 @@ def _codes(values: tuple[str, ...]) -> tuple[str, ...]:
 @click.command(
     context_settings={"help_option_names": ["-h", "--help"]},
     epilog="Other commands: `drift-check rules` lists the rules, `drift-check explain CODE`"
-    " explains one, `drift-check init` writes a starter config.",
+    " explains one, `drift-check init` writes a starter config, `drift-check packs [FILE...]`"
+    " checks rule packs.",
 )
 @click.argument("path", default=".", type=click.Path(file_okay=False))
 @click.option("--select", multiple=True, help="Only these rule codes or prefixes (comma list).")
@@ -258,7 +259,41 @@ def init_cmd(path: str) -> int:
     return EXIT_CLEAN
 
 
-SUBCOMMANDS = {"rules": rules_cmd, "explain": explain_cmd, "init": init_cmd}
+@click.command("packs")
+@click.argument("files", nargs=-1, type=click.Path(dir_okay=False))
+def packs_cmd(files: tuple[str, ...]) -> int:
+    """Check rule packs: the shipped presets, or the pack FILES (inside the current folder).
+    Each is loaded with the packs it extends, its settings type-checked and its rule codes
+    looked up; one line per pack, and exit 2 if any is invalid."""
+    from drift_check.config import ConfigError, known_presets, load_pack
+    from drift_check.rules import selected
+
+    root = os.getcwd()
+    bad = 0
+    for target in files or tuple(known_presets()):
+        try:
+            name = os.path.relpath(os.path.abspath(target), root) if files else target
+            pack = load_pack(name, root)
+            for code in pack.rules:
+                if not selected((code,), ()):
+                    raise ConfigError(
+                        f"{pack.source}: unknown rule code or prefix {code!r} in `rules`"
+                    )
+        except ConfigError as exc:
+            click.echo(f"drift-check: {exc}", err=True)
+            bad += 1
+            continue
+        n = len(selected(pack.rules or ("DC",), ()))
+        click.echo(f"{target}: pack {pack.name!r}, {n} rules, {len(pack.settings)} settings")
+    return EXIT_ERROR if bad else EXIT_CLEAN
+
+
+SUBCOMMANDS = {
+    "rules": rules_cmd,
+    "explain": explain_cmd,
+    "init": init_cmd,
+    "packs": packs_cmd,
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

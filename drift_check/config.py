@@ -151,6 +151,13 @@ def _linearize(
     if name not in files:
         files[name] = _read_pack(name, root)
     parents = _parents(files[name][1])
+    for parent in parents:
+        if not parent.endswith((".yaml", ".yml")) and parent not in known_presets():
+            known = ", ".join(known_presets())
+            raise ConfigError(
+                f"{files[name][0]}: `extends` names unknown preset {parent!r};"
+                f" known presets: {known}"
+            )
     sequences = [_linearize(p, root, files, (*_seen, name)) for p in parents] + [parents]
     order = [name]
     while any(sequences):

@@ -113,3 +113,14 @@ def test_hook_passes_on_a_clean_tree(tmp_path: Path, hook_env: dict[str, str]) -
     assert code == 0, out
     # Passed, not "(no files to check)Skipped", which exits 0 too.
     assert re.search(r"^drift-check\.+Passed$", out, re.MULTILINE), out
+
+
+def test_own_rule_packs_hook(cli, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The dogfood hook on rules/: its entry, on every pack file, passes."""
+    config = (ROOT / ".pre-commit-config.yaml").read_text(encoding="utf-8")
+    assert re.search(r"id: drift-check-packs\n.*\n\s+entry: drift-check packs\n", config)
+    monkeypatch.chdir(ROOT)
+    packs = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "rules").glob("*.yaml"))
+    run = cli("packs", *packs)
+    assert run.code == 0, run.err
+    assert [line.split(":")[0] for line in run.out.splitlines()] == packs

@@ -176,3 +176,45 @@ def test_without_the_user_pack_gaia_budget_applies(tmp_path: Path, cli) -> None:
     write_tree(tmp_path, tree_files("gaia", {"skills/investigation/SKILL.md": _investigation(20)}))
     run = cli(str(tmp_path), "--format", "json", "-q")
     assert run.json()["findings"] == []
+
+
+def test_packs_command_checks_the_shipped_presets(cli) -> None:  # type: ignore[no-untyped-def]
+    run = cli("packs")
+    assert run.code == 0, run.err
+    names = [line.split(":")[0] for line in run.out.splitlines()]
+    assert names == ["agent-skills", "base", "claude-code", "contracts", "gaia", "gsd"]
+
+
+@pytest.mark.parametrize(
+    ("pack", "error"),
+    [
+        (
+            '{"name": "p", "extends": "gsd", "rules": ["DC2", "XX9"]}',
+            "unknown rule code or prefix 'XX9'",
+        ),
+        (
+            '{"name": "p", "settings": {"max-line-length": "long"}}',
+            "`settings.max-line-length` must be an integer",
+        ),
+        (
+            '{"name": "p", "settings": {"no-such-setting": 1}}',
+            "unknown key `settings.no-such-setting`",
+        ),
+        ('{"name": "p", "extends": "no-such-preset"}', "unknown preset 'no-such-preset'"),
+        ('{"name": "p", "extends": "mine/pack.yaml"}', "extends itself"),
+        ('{"name": "p", "colour": "red"}', "unknown key `colour` in rule pack"),
+        ("name: [unclosed", "pack.yaml:2:1: did not find expected"),
+    ],
+)
+def test_packs_command_reports_a_bad_pack_in_one_line(  # type: ignore[no-untyped-def]
+    tmp_path: Path, cli, monkeypatch, pack: str, error: str
+) -> None:
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine/pack.yaml").write_text(pack, encoding="utf-8")
+    (tmp_path / "mine/good.yaml").write_text('{"name": "g", "extends": "gsd"}', encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    run = cli("packs", "mine/good.yaml", "mine/pack.yaml")
+    assert run.code == 2
+    assert run.out.startswith("mine/good.yaml: pack 'g'")  # the good one is still checked
+    assert run.err.count("\n") == 1 and error in run.err, run.err
+    assert "pack.yaml" in run.err
