@@ -8,10 +8,13 @@ from typing import Any
 from drift_check.facts import Agent, Emission, Include, InputProblem, Link, Position, Source
 from drift_check.scanners.files import Repo, matches
 from drift_check.scanners.frontmatter import frontmatter_names, read_frontmatter
-from drift_check.scanners.markdown import scan
+from drift_check.scanners.markdown import Cursor, scan
 
 _INCLUDE = re.compile(r"@([~$\w.][^\s`'\"()<>\[\]{}|,;*]*)")
-_TRAILING_PROSE = re.compile(r"[.:!?]+$")
+# Punctuation that ends a sentence, not a path: stripped from the end of an include token
+# with `str.rstrip`. (As `[.:!?]+$` it was tried at every character of a run of dots and
+# rescanned the rest of the run each time: quadratic on `@a.....x`.)
+_TRAILING_PROSE = ".:!?"
 
 
 def tools_of(frontmatter: dict[str, Any] | None) -> tuple[str, ...] | None:
@@ -29,11 +32,12 @@ def tools_of(frontmatter: dict[str, Any] | None) -> tuple[str, ...] | None:
 def find_includes(source: Source, repo: Repo, prefixes: list[str]) -> list[Include]:
     out: list[Include] = []
     text = source.text
+    cursor = Cursor(source)
     for m in _INCLUDE.finditer(text):
         before = text[m.start() - 1 : m.start()]
         if before and (before.isalnum() or before in "_@/"):
             continue  # an e-mail address or a path segment, not an include
-        token = _TRAILING_PROSE.sub("", m.group(1))
+        token = m.group(1).rstrip(_TRAILING_PROSE)
         if not token.endswith(".md"):
             continue
         target = token
@@ -44,7 +48,7 @@ def find_includes(source: Source, repo: Repo, prefixes: list[str]) -> list[Inclu
         resolved = repo.resolve(target)
         if resolved is not None and not repo.exists(resolved):
             resolved = None
-        out.append(Include(token, source.position(m.start()), resolved))
+        out.append(Include(token, cursor.position(m.start()), resolved))
     return out
 
 
@@ -63,13 +67,14 @@ def find_read_mentions(source: Source, repo: Repo, prefixes: list[str]) -> list[
     """``Read `path/to/doc.md` `` instructions: documents the agent is told to read."""
     out = []
     text = source.text
+    cursor = Cursor(source)
     # Backticked paths first (a literal the regex engine finds fast), then the verb before.
     for m in _BACKTICKED_DOC.finditer(text):
         if not _READ_VERB.search(text, max(0, m.start() - 40), m.start()):
             continue
         target = repo.resolve(_strip_prefix(m.group(1), prefixes))
         if target is not None and repo.exists(target):
-            out.append(Include(m.group(1), source.position(m.start()), target, True))
+            out.append(Include(m.group(1), cursor.position(m.start()), target, True))
     return out
 
 

@@ -18,11 +18,15 @@ from drift_check.facts import (
     StringLiteral,
 )
 from drift_check.scanners.files import Repo
-from drift_check.scanners.markdown import scan
+from drift_check.scanners.markdown import Cursor, scan
 
 # `## TOKEN` between backticks or quotes. The pattern starts at the `## ` literal, which the
-# regex engine finds fast; the opening quote is checked by hand.
-_QUOTED = re.compile(r"""## ([^`'"\n]+)[`'"]""")
+# regex engine finds fast; the opening quote is checked by hand, and so are a token and a
+# closing quote: a `## ` without them still matches, as no quote. Every `## ` inside a token
+# run ends at the same character, so it is a quote exactly when the first one is; as a
+# failing pattern the engine tried each of them to the end of the line (quadratic on
+# `## ## ## ...`), and the possessive run gives up nothing, since no quote can sit inside it.
+_QUOTED = re.compile(r"""## ([^`'"\n]*+)(?P<quote>[`'"])?""")
 _DISPATCH = re.compile(r"""subagent_type\s*[=:]\s*["']?([\w.-]+)""")
 _STEP = re.compile(r"<step\b")
 _QUOTES = frozenset("`'\"")
@@ -41,6 +45,7 @@ class Sections:
         self.dispatches = [(off, a) for off, a in found if a in agents]
         self.text = text
         self.bounds: list[int] = []  # computed on first use: only a dispatch needs them
+        self.agents: dict[int, str | None] = {}  # of each section asked about
 
     def agent_at(self, offset: int) -> str | None:
         if not self.dispatches:
@@ -54,15 +59,24 @@ class Sections:
             bounds.append(len(text) + 1)
             self.bounds = bounds
         i = bisect.bisect_right(self.bounds, offset) - 1
-        lo, hi = self.bounds[i], self.bounds[i + 1]
-        named = {a for off, a in self.dispatches if lo <= off < hi}
-        return next(iter(named)) if len(named) == 1 else None
+        if i not in self.agents:  # once per section, not per quote in it
+            lo, hi = self.bounds[i], self.bounds[i + 1]
+            first = bisect.bisect_left(self.dispatches, (lo, ""))  # dispatches are in order
+            last = bisect.bisect_left(self.dispatches, (hi, ""))
+            named = {a for _, a in self.dispatches[first:last]}
+            self.agents[i] = next(iter(named)) if len(named) == 1 else None
+        return self.agents[i]
 
 
 def quoted_markers(source: Source, sections: Sections, surface: bool) -> list[QuotedMarker]:
     """`## TOKEN` quotes, each with the agent its section dispatches to (see `Sections`)."""
     text = source.text
-    quotes = [m for m in _QUOTED.finditer(text) if text[m.start() - 1 : m.start()] in _QUOTES]
+    quotes = [
+        m
+        for m in _QUOTED.finditer(text)
+        if m.group(1) and m.group("quote") and text[m.start() - 1 : m.start()] in _QUOTES
+    ]
+    cursor = Cursor(source)
     out: list[QuotedMarker] = []
     line = 1
     last = 0
@@ -74,8 +88,7 @@ def quoted_markers(source: Source, sections: Sections, surface: bool) -> list[Qu
             block_line = line + text.count("\n", last, blank + 2)
         line += text.count("\n", last, start)
         last = start
-        column = start - text.rfind("\n", 0, start)
-        position = Position(source.path, line, column)
+        position = cursor.position(start)
         agent = sections.agent_at(start)
         out.append(QuotedMarker(m.group(1).strip(), position, agent, surface, block_line))
     return out
@@ -85,9 +98,10 @@ def read_gates(source: Source, sections: Sections, tag: str) -> list[ReadGate]:
     """Every occurrence of the read-gate tag, with the agent its section dispatches to."""
     out = []
     text = source.text
+    cursor = Cursor(source)
     i = text.find(tag)
     while i >= 0:
-        out.append(ReadGate(source.position(i), sections.agent_at(i)))
+        out.append(ReadGate(cursor.position(i), sections.agent_at(i)))
         i = text.find(tag, i + len(tag))
     return out
 

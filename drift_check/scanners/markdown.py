@@ -17,23 +17,35 @@ import re
 from functools import lru_cache
 from typing import NamedTuple
 
+from drift_check.facts import Position, Source
+
 
 # Lines that can matter: a fence run or a heading, after any indentation and any list-item
 # or block-quote markers. The leading newline is a literal prefix the regex engine searches
 # for quickly; `scan` prepends one.
+#
+# The container markers are an atomic group and the indentation after them possessive: the
+# spaces between markers can be split between a marker's trailing `[ \t]+` (or `>`'s `[ \t]?`)
+# and the next marker's `[ \t]{0,3}` in several ways, so on a line of markers that is not a
+# candidate (`- - - - ... x`, `> > > ... x`) backtracking tried every split, 2**n or 4**n of
+# them. No split can help: a fence or heading run never starts with a container character or
+# a blank, so the greedy first try is the only one that can succeed, and the groups match
+# exactly what they matched before (`tests/test_hostile_patterns.py`).
 @lru_cache(maxsize=6)
 def _candidates(max_level: int) -> re.Pattern[str]:
     hashes = "#{1,%d}" % max_level  # noqa: UP031 (braces would need escaping in a format)
     return re.compile(
         # the look-ahead turns away lines that start with a letter before the slower part
         r"\n(?=[ \t>*+\d#`~-])"
-        r"((?:[ \t]{0,3}(?:[-*+]|\d{1,9}[.)])[ \t]+|[ \t]{0,3}>[ \t]?)*)([ \t]*)"
+        r"((?>(?:[ \t]{0,3}(?:[-*+]|\d{1,9}[.)])[ \t]+|[ \t]{0,3}>[ \t]?)*))([ \t]*+)"
         r"(`{3,}|~{3,}|" + hashes + r"(?=[ \t\n]|\Z))([^\n]*)"
     )
 
 
 _CONTAINER_MARK = re.compile(r"[^ \t]")
-_CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
+# A closing `#` run: tried only where a run of blanks starts (the look-behind), and possessive,
+# so a long run of blanks before something other than `#`s is not rescanned from each blank.
+_CLOSING_HASHES = re.compile(r"(?:^|(?<![ \t])[ \t]++)#++[ \t]*+$")
 
 
 class HeadingLine(NamedTuple):
@@ -135,3 +147,44 @@ def scan(text: str, max_level: int = 6) -> MarkdownScan:
 
 def _has_list_marker(container: str) -> bool:
     return any(c not in " \t>" for c in container)
+
+
+class Cursor:
+    """Positions of a text's offsets, taken in increasing order, in one pass over the text.
+
+    `Source.position` counts lines from the start of the text at every call, and a scanner
+    that called it (or counted the backticks before a match on its line) for every match took
+    time quadratic in the file for a file made of matches. An offset before the last one
+    starts the count again from the top: exact, only slower.
+    """
+
+    def __init__(self, source: Source) -> None:
+        self.path = source.path
+        self.text = source.text
+        self.offset = 0
+        self.line = 1
+        self.line_start = 0
+        self.ticks = 0  # backticks in text[line_start:offset]
+
+    def _advance(self, offset: int) -> None:
+        text = self.text
+        if offset < self.offset:
+            self.offset = self.line_start = self.ticks = 0
+            self.line = 1
+        newlines = text.count("\n", self.offset, offset)
+        if newlines:
+            self.line += newlines
+            self.line_start = text.rfind("\n", self.offset, offset) + 1
+            self.ticks = text.count("`", self.line_start, offset)
+        else:
+            self.ticks += text.count("`", self.offset, offset)
+        self.offset = offset
+
+    def position(self, offset: int) -> Position:
+        self._advance(offset)
+        return Position(self.path, self.line, offset - self.line_start + 1)
+
+    def in_code_span(self, offset: int) -> bool:
+        """An odd number of backticks before `offset` on its line: inside an inline code span."""
+        self._advance(offset)
+        return self.ticks % 2 == 1
