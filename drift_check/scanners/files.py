@@ -34,29 +34,88 @@ class Limits(NamedTuple):
         return cls(*(v if isinstance(v, int) else d for v, d in zip(values, cls(), strict=True)))
 
 
-@lru_cache(maxsize=256)
-def glob_pattern(glob: str) -> re.Pattern[str]:
-    """Translate a repository glob (`**` crosses directories, `*` does not) to a regex."""
-    out = []
+# A glob is a list of tokens: a literal character, `?`, `*` (within a folder), `**` (across
+# folders) and `**/` (any number of whole folders).
+_Token = tuple[str, str]
+
+
+def _tokens(glob: str) -> list[_Token]:
+    out: list[_Token] = []
     i = 0
     while i < len(glob):
-        c = glob[i]
         if glob.startswith("**/", i):
-            out.append("(?:[^/]*/)*")
+            out.append(("folders", ""))
             i += 3
-            continue
-        if glob.startswith("**", i):
-            out.append(".*")
+        elif glob.startswith("**", i):
+            out.append(("any", ""))
             i += 2
-            continue
-        if c == "*":
-            out.append("[^/]*")
-        elif c == "?":
-            out.append("[^/]")
         else:
-            out.append(re.escape(c))
-        i += 1
-    return re.compile("".join(out) + r"\Z")
+            c = glob[i]
+            out.append(("star", "") if c == "*" else ("one", "") if c == "?" else ("char", c))
+            i += 1
+    return out
+
+
+class _WildcardMatcher:
+    """Matches a glob by running its tokens as a finite automaton over the path: time
+    proportional to the path's length times the glob's, whatever the glob. The regex a glob
+    translates to backtracks polynomially in its number of stars (`*a*a*a*a*b` against a long
+    name takes seconds), and globs come from config, which a pull request can change."""
+
+    def __init__(self, tokens: list[_Token]) -> None:
+        self.tokens = tokens
+
+    def _closure(self, states: set[tuple[int, bool]]) -> set[tuple[int, bool]]:
+        todo = list(states)
+        while todo:
+            i, inside = todo.pop()
+            skips = not inside and i < len(self.tokens) and self.tokens[i][0] not in ("char", "one")
+            if skips and (i + 1, False) not in states:
+                states.add((i + 1, False))  # a star, `**` or `**/` may match nothing
+                todo.append((i + 1, False))
+        return states
+
+    def match(self, path: str) -> bool:
+        tokens = self.tokens
+        states = self._closure({(0, False)})
+        for ch in path:
+            after: set[tuple[int, bool]] = set()
+            for i, _inside in states:
+                if i == len(tokens):
+                    continue
+                kind, value = tokens[i]
+                if kind == "char":
+                    if ch == value:
+                        after.add((i + 1, False))
+                elif kind == "one":
+                    if ch != "/":
+                        after.add((i + 1, False))
+                elif kind == "star":
+                    if ch != "/":
+                        after.add((i, False))
+                elif kind == "any":
+                    after.add((i, False))
+                else:  # folders: inside a folder name until its `/`
+                    after.add((i, ch != "/"))
+            if not after:
+                return False
+            states = self._closure(after)
+        return (len(tokens), False) in states
+
+
+_REGEX = {"folders": "(?:[^/]*/)*", "any": ".*", "star": "[^/]*", "one": "[^/]"}
+
+
+@lru_cache(maxsize=256)
+def glob_pattern(glob: str) -> re.Pattern[str] | _WildcardMatcher:
+    """A repository glob (`**` crosses directories, `*` does not) as something with a
+    `match(path)`: a regex when it has at most two stars (as every shipped glob does, and a
+    regex is faster), otherwise an automaton that cannot be made to backtrack."""
+    tokens = _tokens(glob)
+    if sum(kind in ("folders", "any", "star") for kind, _ in tokens) > 2:
+        return _WildcardMatcher(tokens)
+    regex = "".join(_REGEX.get(kind) or re.escape(value) for kind, value in tokens)
+    return re.compile(regex + r"\Z")
 
 
 def matches(path: str, globs: Iterable[str]) -> bool:

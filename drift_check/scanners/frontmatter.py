@@ -16,8 +16,11 @@ from drift_check.yaml_loader import MAX_ALIASES, MAX_DEPTH
 
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 # A top-level key: plain (not a list item or comment), or quoted.
+# The plain key ends at its last non-blank before the colon, matched possessively: a lazy
+# `[^:\n]*?` rescanned a long run of blanks from each of its characters (quadratic).
 _KEY_LINE = re.compile(
-    r"""^(?:"([^"\n]*)"|'([^'\n]*)'|([^\s#'"?:\-][^:\n]*?|-[^\s:\n][^:\n]*?))[ \t]*:(?=[ \t]|$)""",
+    r"""^(?:"([^"\n]*)"|'([^'\n]*)'|((?:[^\s#'"?:\-]|-[^\s:\n])(?:[ \t]*+[^:\n \t]++)*+))"""
+    r"""[ \t]*+:(?=[ \t]|$)""",
     re.M,
 )
 # A plain scalar that YAML's core schema keeps as a string: no indicator first, no `: `
@@ -115,9 +118,12 @@ def read_frontmatter(
         return Frontmatter(None, {}, problem)
     body = text[4 : end + 1]
     key_lines: dict[str, int] = {}
+    line, counted = 2, 0  # the body starts on line 2; lines counted up to `counted`
     for m in _KEY_LINE.finditer(body):
         key = next(g for g in m.groups() if g is not None)
-        key_lines.setdefault(key, body.count("\n", 0, m.start()) + 2)
+        line += body.count("\n", counted, m.start())
+        counted = m.start()
+        key_lines.setdefault(key, line)
     data = simple_yaml(body)
     if data is not None:
         return Frontmatter(data, key_lines, None)
