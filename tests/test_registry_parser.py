@@ -111,6 +111,7 @@ def test_marker_list_with_columns() -> None:
         ("`X`", [("X", 10, None, False, "")]),  # no hashes at all
         ("`## A, B`", [("A, B", 10, None, False, "")]),  # a comma inside backticks
         ("`## DONE (x)`", [("DONE (x)", 10, None, False, "")]),  # parentheses in backticks
+        ("`STEP ## TWO`", [("STEP ## TWO", 10, None, False, "")]),  # hashes inside stay
         ("`## A` (first run only)", [("A", 10, "first run only", False, "")]),
         ("## DONE (x (y))", [("DONE", 10, "x (y)", False, "")]),  # one nested annotation
         ("No marker", []),

@@ -25,7 +25,7 @@ NO_MARKER = "no marker"
 _SEPARATOR = re.compile(r"^\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
 # A repository path of a file drift-check can read as a consumer: Markdown or Python.
 _PATH_TOKEN = re.compile(r"\w[\w./-]*\.(?:md|py)")
-_LEADING_HASHES = re.compile(r"#{1,6}[ \t]+")
+_LEADING_HASHES = re.compile(r"\A#{1,6}[ \t]+")  # only a leading `## `, not one inside
 
 
 class Cell(NamedTuple):
