@@ -302,6 +302,11 @@ CASES = [
         id="unassigned: long list",
     ),
     pytest.param(
+        run_unassigned,
+        fill("- `x` not in any agent frontmatter\n", "Not in any agent frontmatter:\n"),
+        id="unassigned: every item introduces a list",
+    ),
+    pytest.param(
         run_matrix,
         fill("x, ", "| Agent | Skills |\n|---|---|\n| a | "),
         id="matrix: long skills cell",

@@ -84,7 +84,9 @@ def find_matrix(source: Source, spec: dict[str, Any]) -> SkillMatrix | None:
 
 def find_unassigned(source: Source, phrases: list[str]) -> list[UnassignedList]:
     """Lists introduced by a line holding one of `phrases` (say "not in any agent
-    frontmatter"): the first name of each item."""
+    frontmatter"): the first name of each item. An item holding a phrase itself ends the
+    list and starts its own, so no item is in more than two lists (a file of such items
+    would otherwise give lists of quadratic total length)."""
     lowered = [p.lower() for p in phrases]
     lines = source.text.split("\n")
     out = []
@@ -108,6 +110,8 @@ def find_unassigned(source: Source, phrases: list[str]) -> list[UnassignedList]:
                 column = m.start(1) + first.start() + (2 if first.group(1) else 1)
                 items.append(Named(name, Position(source.path, n + 1, column)))
             n += 1
+            if any(p in lines[n - 1].lower() for p in lowered):
+                break  # an item that introduces a list of its own ends this one
         if items:
             out.append(UnassignedList(source.path, Position(source.path, i + 1, 1), tuple(items)))
     return out
