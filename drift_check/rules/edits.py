@@ -6,13 +6,18 @@ from collections.abc import Callable
 
 from drift_check.facts import Agent, DeclaredMarker, Facts, MatrixRow, RegistryRow, Source
 from drift_check.rules.base import Edit, Fix
+from drift_check.scanners.frontmatter import simple_yaml
+from drift_check.scanners.registry import NO_MARKER
 
 
-def add_to_row(row: RegistryRow, marker: str) -> Fix:
-    """Append `## marker` to the row's Completion Markers cell (replacing `No marker`)."""
+def add_to_row(row: RegistryRow, marker: str) -> Fix | None:
+    """Append `## marker` to the row's Completion Markers cell (replacing `No marker`);
+    None for a marker no entry can declare (a backtick, or `No marker` itself)."""
+    if "`" in marker or marker.strip().lower() == NO_MARKER:
+        return None
     start, end = row.markers_cell
     line = row.position.line
-    entry = f"`## {marker}`"
+    entry = _marker_entry(marker)
     if row.markers:
         edit = Edit(row.position.path, line, end, line, end, f", {entry}")
     else:
@@ -35,26 +40,125 @@ def remove_from_row(row: RegistryRow, marker: DeclaredMarker) -> Fix:
     return Fix(f"remove `## {marker.text}` from the registry row", "unsafe", (edit,))
 
 
+# `key: value  # comment`: the value ends at the first blank run before a `#` (or at the
+# end of the line, trailing blanks included). Possessive, so a long run of blanks is
+# scanned once; the lazy `(.*?)([ \t]+#.*)?$` it replaces (same matches, checked in
+# tests/test_parser_properties.py) rescanned the run from each of its characters.
+_KEY_VALUE = r"({key}[ \t]*:[ \t]*+)((?:[^ \t]|[ \t]++(?!#))*+)([ \t]+#.*)?$"
+
+
 def set_frontmatter_value(
     facts: Facts, path: str, line: int, key: str, value: str, description: str
 ) -> Fix | None:
     """Replace the value of `key: ...` on `line` of `path`, keeping the key, its spacing and a
-    trailing comment: every other byte of the frontmatter stays as it was."""
+    trailing comment: every other byte of the frontmatter stays as it was. The value is
+    written plain when YAML reads it back as that string, else quoted (see `yaml_scalar`)."""
     source = facts.sources.get(path)
     if source is None:
         return None
     lines = source.text.split("\n")
     if not 0 < line <= len(lines):
         return None
-    m = re.match(rf"({re.escape(key)}[ \t]*:[ \t]*)(.*?)([ \t]+#.*)?$", lines[line - 1])
+    text = lines[line - 1]
+    m = re.match(_KEY_VALUE.format(key=re.escape(key)), text)
     if m is None:
         return None
     start = m.end(1) + 1
     end = m.end(2) + 1
     old = m.group(2)
-    if len(old) >= 2 and old[0] in "'\"" and old[-1] == old[0]:
-        value = f"{old[0]}{value}{old[0]}"  # keep the quoting the author chose
-    return Fix(description, "safe", (Edit(path, line, start, line, end, value),))
+    quote = ""
+    if not old or old[0] in "|>":
+        return None  # the value is on the lines below (a block scalar): not one to replace
+    if old[0] in "'\"":  # the quoting the author chose is kept; it may hold ` #`
+        close = _closing_quote(text, m.start(2))
+        if close < 0:
+            return None  # a quoted value that goes on below
+        quote, end = old[0], close + 2
+    below = next((b for b in lines[line:] if b.strip()), "")  # the next line not blank
+    if below[:1] in (" ", "\t") and not below.lstrip().startswith("#"):
+        return None  # a plain value continued below
+    # whether a plain value would do is decided (by the YAML parser, for an unusual one)
+    # only when the fix is shown or applied
+    return Fix(
+        description,
+        "safe",
+        lambda: (Edit(path, line, start, line, end, yaml_scalar(value, quote)),),
+    )
+
+
+def _closing_quote(text: str, start: int) -> int:
+    """The index of the quote that closes the one at `start` on this line, or -1."""
+    quote = text[start]
+    i = start + 1
+    while i < len(text):
+        ch = text[i]
+        if quote == '"' and ch == "\\":
+            i += 2
+            continue
+        if ch == quote:
+            if quote == "'" and text[i + 1 : i + 2] == "'":
+                i += 2
+                continue
+            return i
+        i += 1
+    return -1
+
+
+def yaml_scalar(value: str, quote: str = "") -> str:
+    """`value` written on one line so that a YAML parser reads it back as that string: plain
+    when that reads back (`gsd-planner`) and no `quote` is asked for, else in single quotes
+    (`'123'`, `'a #b'`), or in double quotes, with escapes, when `quote` is `"` or the value
+    holds a character only an escape can write (a control character, a line break)."""
+    if not quote and _reads_back_plain(value):
+        return value
+    if quote != '"' and all(_printable(ch) for ch in value):
+        return "'" + value.replace("'", "''") + "'"
+    return '"' + "".join(_escaped(ch) for ch in value) + '"'
+
+
+def _printable(ch: str) -> bool:
+    """A character YAML takes as itself inside a one-line quoted scalar: not a control
+    character, a line break (ruamel.yaml counts U+0085, U+2028 and U+2029), a BOM or a
+    surrogate."""
+    code = ord(ch)
+    return (
+        ch == "\t"
+        or 0x20 <= code <= 0x7E
+        or (0xA0 <= code <= 0xD7FF and code not in (0x2028, 0x2029))
+        or (0xE000 <= code <= 0xFFFD and code != 0xFEFF)
+        or code >= 0x10000
+    )
+
+
+def _escaped(ch: str) -> str:
+    if ch in '"\\':
+        return "\\" + ch
+    if ch == "\t":
+        return "\\t"
+    if _printable(ch):
+        return ch
+    code = ord(ch)
+    return (
+        f"\\x{code:02x}"
+        if code < 0x100
+        else f"\\u{code:04x}"
+        if code < 0x10000
+        else f"\\U{code:08x}"
+    )
+
+
+def _reads_back_plain(value: str) -> bool:
+    if not value or value != value.strip(" \t") or not all(_printable(ch) for ch in value):
+        return False
+    simple = simple_yaml(f"k: {value}")  # the frontmatter fast path: as ruamel.yaml reads it
+    if simple is not None:
+        return simple == {"k": value}
+    from drift_check.yaml_loader import safe_load  # ruamel.yaml, only for an unusual value
+
+    try:
+        return bool(safe_load(f"k: {value}\n") == {"k": value})
+    except Exception:  # invalid YAML, or a date out of range (ValueError): quote it
+        return False
 
 
 def add_row(facts: Facts, agent: Agent, is_marker: Callable[[str], bool]) -> Fix | None:
@@ -82,14 +186,10 @@ def _new_row(facts: Facts, agent: Agent, is_marker: Callable[[str], bool]) -> tu
         set(facts.settings.get("write-tools", [])).intersection(agent.tools)
     )
     kind = "sentinel-match" if markers else "artifact+query" if writes else "structured-return"
-    role = str((agent.frontmatter or {}).get("description", "")).split(". ")[0].strip()
-    role = role.rstrip(".")
-    if len(role) > 80:
-        role = role[:80].rsplit(" ", 1)[0] + " ..."
     values = {
         "agent": agent.name,
-        "role": role.replace("|", "\\|"),
-        "completion_markers": ", ".join(f"`## {m}`" for m in markers) or "No marker",
+        "role": _role(str((agent.frontmatter or {}).get("description", ""))),
+        "completion_markers": ", ".join(_marker_entry(m) for m in markers) or "No marker",
         "consumed_by": ", ".join(f"`{c}`" for c in consumers),
         "kind": kind,
     }
@@ -97,6 +197,74 @@ def _new_row(facts: Facts, agent: Agent, is_marker: Callable[[str], bool]) -> tu
     row = _aligned_row(cells, [r.line_text for r in registry.rows])
     line = last.position.line + 1
     return (Edit(registry.path, line, 1, line, 1, row),)
+
+
+def _marker_entry(marker: str) -> str:
+    """`## marker` in backticks, a `|` escaped: drift-check reads `|` in a code span as
+    text, but GitHub splits the table cell on it unless it is written `\\|`."""
+    return "`## " + marker.replace("|", "\\|") + "`"
+
+
+def _role(description: str) -> str:
+    """The Role cell for a new row: the description's first sentence, at most about 80
+    characters, on one line, read back as one cell holding that text. A `. ` inside
+    parentheses or a code span (`(e.g. plans)`) does not end the sentence; a parenthesis
+    or code span left open (by the description, or by shortening) is closed, and `|` is
+    escaped, since either would split the row in other places."""
+    text = " ".join(description.split())  # one line: a line break would end the row
+    inside = _grouped(text)
+    end = next(
+        (i for i in range(len(text) - 1) if text[i : i + 2] == ". " and not inside[i]),
+        len(text),
+    )
+    role = text[:end].rstrip(". ")
+    more = ""
+    if len(role) > 80:
+        role, more = role[:80].rsplit(" ", 1)[0], " ..."
+    in_code, depth = _open_groups(role)
+    close = ("`" if in_code else "") + ")" * depth
+    return (role + more + close).replace("|", "\\|")
+
+
+def _open_groups(text: str) -> tuple[bool, int]:
+    """Whether `text` ends inside a code span, and how many parentheses are open there,
+    counted as the registry parser splits cells (parentheses in code spans do not count,
+    nor does a `)` with none open)."""
+    in_code, depth = False, 0
+    for ch in text:
+        if ch == "`":
+            in_code = not in_code
+        elif not in_code and ch == "(":
+            depth += 1
+        elif not in_code and ch == ")" and depth:
+            depth -= 1
+    return in_code, depth
+
+
+def _grouped(text: str) -> list[bool]:
+    """For each character, whether it lies in a code span or between parentheses that are
+    closed later (a backtick or `(` never closed groups nothing)."""
+    ticks = [i for i, ch in enumerate(text) if ch == "`"]
+    delta = [0] * (len(text) + 1)
+    code = [False] * len(text)
+    for a, b in zip(ticks[0::2], ticks[1::2], strict=False):
+        delta[a] += 1
+        delta[b + 1] -= 1
+        code[a : b + 1] = [True] * (b + 1 - a)
+    opened: list[int] = []
+    for i, ch in enumerate(text):
+        if code[i]:
+            continue
+        if ch == "(":
+            opened.append(i)
+        elif ch == ")" and opened:
+            delta[opened.pop()] += 1
+            delta[i + 1] -= 1
+    out, level = [], 0
+    for d in delta[:-1]:
+        level += d
+        out.append(level > 0)
+    return out
 
 
 def replace_text(path: str, line: int, column: int, old: str, new: str, what: str) -> Fix:
