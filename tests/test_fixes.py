@@ -146,3 +146,12 @@ def test_a_new_row_follows_an_aligned_table(tmp_path: Path, cli) -> None:  # typ
     lines = (root / "get-shit-done/references/agent-contracts.md").read_text().splitlines()
     assert lines[8] == "| gsd-mapper   | Maps code  | No marker                  |"
     assert lines[9:] == ["", "More text."]
+
+
+def test_no_row_is_offered_for_a_name_that_would_split_the_table(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    odd = {"agents/gsd-a|b.md": "---\nname: gsd-a|b\ndescription: Odd.\n---\n"}
+    plain = {"agents/gsd-ab.md": "---\nname: gsd-ab\ndescription: Plain.\n---\n"}
+    root = write_tree(tmp_path, tree_files("gsd", {**odd, **plain}))
+    found = cli(str(root), "--format", "json", "-q", "--select", "DC103").json()["findings"]
+    fixes = {f["path"]: "fix" in f for f in found}
+    assert fixes == {"agents/gsd-a|b.md": False, "agents/gsd-ab.md": True}

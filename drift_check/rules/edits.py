@@ -165,8 +165,8 @@ def add_row(facts: Facts, agent: Agent, is_marker: Callable[[str], bool]) -> Fix
     """A registry row for an agent that has none, after the table's last row: the markers it
     emits, the files that consume them, and a Kind inferred from both and its tools."""
     registry = facts.registry
-    if registry is None or not registry.rows:
-        return None
+    if registry is None or not registry.rows or not _cell_safe(agent.name):
+        return None  # a name that would split or garble the row is for a person to write
     return Fix(
         f"add a registry row for `{agent.name}`", "safe", lambda: _new_row(facts, agent, is_marker)
     )
@@ -180,7 +180,9 @@ def _new_row(facts: Facts, agent: Agent, is_marker: Callable[[str], bool]) -> tu
     consumers = sorted(
         path
         for path, consumer in facts.consumers.items()
-        if path != agent.path and any(consumer.find(m) is not None for m in markers)
+        if path != agent.path
+        and _cell_safe(path)
+        and any(consumer.find(m) is not None for m in markers)
     )
     writes = agent.tools is None or bool(
         set(facts.settings.get("write-tools", [])).intersection(agent.tools)
@@ -197,6 +199,12 @@ def _new_row(facts: Facts, agent: Agent, is_marker: Callable[[str], bool]) -> tu
     row = _aligned_row(cells, [r.line_text for r in registry.rows])
     line = last.position.line + 1
     return (Edit(registry.path, line, 1, line, 1, row),)
+
+
+def _cell_safe(text: str) -> bool:
+    """Text that reads back as itself in a table cell: no pipe, backtick, parenthesis,
+    backslash or control character (a file name can hold any of them)."""
+    return not any(ch in "|`()\\" or ord(ch) < 0x20 or ord(ch) == 0x7F for ch in text)
 
 
 def _marker_entry(marker: str) -> str:
