@@ -36,26 +36,20 @@ def _check_limits(loader: Any, text: str, max_depth: int, max_aliases: int) -> N
 
     depth = aliases = 0
     for event in loader.parse(text):
+        over = ""
         if isinstance(event, CollectionStartEvent):
             depth += 1
             if depth > max_depth:
-                mark = event.start_mark
-                raise YamlLimit(
-                    f"nested deeper than {max_depth} levels (max-yaml-depth); not parsed",
-                    mark.line + 1,
-                    mark.column + 1,
-                )
+                over = f"nested deeper than {max_depth} levels (max-yaml-depth)"
         elif isinstance(event, CollectionEndEvent):
             depth -= 1
         elif isinstance(event, AliasEvent):
             aliases += 1
             if aliases > max_aliases:
-                mark = event.start_mark
-                raise YamlLimit(
-                    f"more than {max_aliases} aliases (max-yaml-aliases); not parsed",
-                    mark.line + 1,
-                    mark.column + 1,
-                )
+                over = f"more than {max_aliases} aliases (max-yaml-aliases)"
+        if over:
+            mark = event.start_mark
+            raise YamlLimit(f"{over}; not parsed", mark.line + 1, mark.column + 1)
 
 
 def safe_load(text: str, max_depth: int = MAX_DEPTH, max_aliases: int = MAX_ALIASES) -> Any:

@@ -131,18 +131,14 @@ def read_frontmatter(
 
     try:
         loaded = safe_load(body, max_depth, max_aliases)
-    except YamlLimit as exc:
-        problem = InputProblem(
-            Position(source.path, exc.line + 1, exc.column),
-            "frontmatter",
-            f"frontmatter is {exc.message}",
-        )
-        return Frontmatter(None, key_lines, problem)
     except YamlError as exc:
+        message = (
+            f"frontmatter is {exc.message}"  # over a limit: not parsed
+            if isinstance(exc, YamlLimit)
+            else f"frontmatter is not valid YAML: {exc.message}; {_hint(exc.message)}"
+        )
         problem = InputProblem(
-            Position(source.path, exc.line + 1, exc.column),
-            "frontmatter",
-            f"frontmatter is not valid YAML: {exc.message}; {_hint(exc.message)}",
+            Position(source.path, exc.line + 1, exc.column), "frontmatter", message
         )
         return Frontmatter(None, key_lines, problem)
     if loaded is None:
