@@ -272,6 +272,8 @@ def packs_cmd(files: tuple[str, ...]) -> int:
     bad = 0
     for target in files or tuple(known_presets()):
         try:
+            if files and not target.endswith((".yaml", ".yml")):
+                raise ConfigError(f"{target}: a rule pack file ends in .yaml or .yml")
             name = os.path.relpath(os.path.abspath(target), root) if files else target
             pack = load_pack(name, root)
             for code in pack.rules:

@@ -120,6 +120,8 @@ def _read_pack(name_or_path: str, root: str) -> tuple[str, dict[str, Any]]:
         with open(path, encoding="utf-8") as fh:
             data = load_yaml_document(fh.read())
     except FileNotFoundError:
+        if name_or_path.endswith((".yaml", ".yml")):
+            raise ConfigError(f"{name_or_path}: no such rule pack file") from None
         known = ", ".join(known_presets())
         raise ConfigError(f"unknown preset {name_or_path!r}; known presets: {known}") from None
     except (OSError, UnicodeDecodeError) as exc:
@@ -151,8 +153,11 @@ def _linearize(
     if name not in files:
         files[name] = _read_pack(name, root)
     parents = _parents(files[name][1])
-    for parent in parents:
-        if not parent.endswith((".yaml", ".yml")) and parent not in known_presets():
+    for parent in parents:  # a missing parent is reported at the pack that names it
+        if parent.endswith((".yaml", ".yml")):
+            if not os.path.isfile(os.path.join(root, parent)):
+                raise ConfigError(f"{files[name][0]}: `extends` {parent!r}: no such rule pack file")
+        elif parent not in known_presets():
             known = ", ".join(known_presets())
             raise ConfigError(
                 f"{files[name][0]}: `extends` names unknown preset {parent!r};"

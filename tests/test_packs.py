@@ -204,6 +204,10 @@ def test_packs_command_checks_the_shipped_presets(cli) -> None:  # type: ignore[
         ('{"name": "p", "extends": "mine/pack.yaml"}', "extends itself"),
         ('{"name": "p", "colour": "red"}', "unknown key `colour` in rule pack"),
         ("name: [unclosed", "pack.yaml:2:1: did not find expected"),
+        (
+            '{"name": "p", "extends": "mine/gone.yaml"}',
+            "`extends` 'mine/gone.yaml': no such rule pack file",
+        ),
     ],
 )
 def test_packs_command_reports_a_bad_pack_in_one_line(  # type: ignore[no-untyped-def]
@@ -218,3 +222,14 @@ def test_packs_command_reports_a_bad_pack_in_one_line(  # type: ignore[no-untype
     assert run.out.startswith("mine/good.yaml: pack 'g'")  # the good one is still checked
     assert run.err.count("\n") == 1 and error in run.err, run.err
     assert "pack.yaml" in run.err
+
+
+def test_packs_command_names_a_file_that_is_not_a_pack(tmp_path: Path, cli, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "notes.txt").write_text("hello\n", encoding="utf-8")
+    run = cli("packs", "missing.yaml", "notes.txt")
+    assert run.code == 2
+    assert run.err.splitlines() == [
+        "drift-check: missing.yaml: no such rule pack file",
+        "drift-check: notes.txt: a rule pack file ends in .yaml or .yml",
+    ]
