@@ -7,7 +7,7 @@ from fnmatch import fnmatchcase
 
 from drift_check.facts import Agent, Facts, Position
 from drift_check.rules.base import Hit, rule
-from drift_check.rules.edits import set_name
+from drift_check.rules.edits import set_name, yaml_scalar
 
 
 def _agents(facts: Facts) -> list[Agent]:
@@ -51,6 +51,18 @@ def agent_missing_key(facts: Facts) -> Iterator[Hit]:
                 )
 
 
+def _yaml_kind(value: object) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return f"a {type(value).__name__}"  # a date or a timestamp
+
+
 @rule(
     "DC602",
     "agent-name-mismatch",
@@ -66,11 +78,20 @@ def agent_name_mismatch(facts: Facts) -> Iterator[Hit]:
     """An agent's frontmatter `name` differs from its file's stem.
 
     Orchestrators dispatch by `name` and registries and matrices list the file stem; when they
-    differ, one side names an agent that does not exist. Make them equal.
+    differ, one side names an agent that does not exist. Make them equal. A `name` that YAML
+    reads as something other than text (`name: 1.5` is a number) counts as differing: quote it.
     """
     for agent in _agents(facts):
         name = (agent.frontmatter or {}).get("name")
-        if isinstance(name, str) and name and name != agent.name:
+        if name is not None and not isinstance(name, str):
+            yield Hit(
+                Position(agent.path, agent.frontmatter_lines.get("name", 1), 1),
+                f"agent `name` is read as {_yaml_kind(name)}, not as the text `{agent.name}`;"
+                f" set `name: {yaml_scalar(agent.name)}`",
+                agent=agent.name,
+                fix=set_name(facts, agent.path, agent.frontmatter_lines, agent.name),
+            )
+        elif isinstance(name, str) and name and name != agent.name:
             yield Hit(
                 Position(agent.path, agent.frontmatter_lines.get("name", 1), 1),
                 f"agent `name: {name}` differs from its file name `{agent.name}`; set"
