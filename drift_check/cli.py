@@ -96,6 +96,8 @@ def check(
     from drift_check.reporters import render
     from drift_check.reporters.text import banner
 
+    if fix:
+        _lock_tree(path)
     config = load_config(path, config_file)
     report = run(config, _codes(select), _codes(ignore))
     if not quiet:
@@ -142,6 +144,27 @@ def check(
     if write_failed:
         return EXIT_ERROR
     return EXIT_FINDINGS if failing else EXIT_CLEAN
+
+
+def _lock_tree(path: str) -> None:
+    """One `--fix` at a time per tree: a second run waits here, before it reads anything,
+    until the first has written its fixes, so it never plans from text that is about to
+    change. An advisory lock on the folder itself (nothing is written to take it), released
+    when the command ends; where the system has no `flock`, runs are not serialised."""
+    try:
+        import fcntl
+    except ImportError:  # Windows
+        return
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return  # not a folder we can open: load_config says what is wrong with it
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        click.echo(f"drift-check: waiting for another --fix run on {path}", err=True)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+    click.get_current_context().call_on_close(lambda: os.close(fd))
 
 
 def _fix(report: Report, unsafe: bool, rerun: Callable[[], Report]) -> tuple[Report, bool]:
