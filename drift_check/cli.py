@@ -50,12 +50,16 @@ def _codes(values: tuple[str, ...]) -> tuple[str, ...]:
 @click.option("--ignore", multiple=True, help="Skip these rule codes or prefixes (comma list).")
 @click.option(
     "--format",
+    "--output-format",
     "fmt",
     type=click.Choice(["text", "json", "github", "sarif"]),
     default="text",
     show_default=True,
 )
 @click.option("--statistics", is_flag=True, help="Print a count per rule instead of findings.")
+@click.option(
+    "--exit-zero", is_flag=True, help="Exit 0 even when there are findings (errors still exit 2)."
+)
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write the report here.")
 @click.option("--config", "config_file", type=click.Path(dir_okay=False), help="Config file.")
 @click.option("--quiet", "-q", is_flag=True, help="Do not print which preset was used.")
@@ -84,6 +88,7 @@ def check(
     config_file: str | None,
     quiet: bool,
     statistics: bool,
+    exit_zero: bool,
     fix: bool,
     unsafe_fixes: bool,
     diff: bool,
@@ -143,7 +148,7 @@ def check(
     failing = any(f.severity != "info" for f in report.findings)  # info never fails a run
     if write_failed:
         return EXIT_ERROR
-    return EXIT_FINDINGS if failing else EXIT_CLEAN
+    return EXIT_FINDINGS if failing and not exit_zero else EXIT_CLEAN
 
 
 def _lock_tree(path: str) -> None:

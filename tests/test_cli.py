@@ -208,3 +208,18 @@ def test_init_writes_a_starter_config_once(tmp_path: Path, cli) -> None:  # type
     nothing = cli("init", str(empty))
     assert nothing.code == 2
     assert not (empty / ".drift-check.yaml").exists()
+
+
+def test_exit_zero_reports_but_does_not_fail(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    plain = cli(str(EXAMPLES), "-q")
+    zero = cli(str(EXAMPLES), "-q", "--exit-zero")
+    assert (plain.code, zero.code) == (1, 0)
+    assert zero.out == plain.out and "Found 15 findings." in zero.out
+    missing = cli(str(tmp_path / "nowhere"), "--exit-zero")
+    assert missing.code == 2  # an error is still an error
+
+
+def test_output_format_is_an_alias_of_format(cli) -> None:  # type: ignore[no-untyped-def]
+    assert cli(str(EXAMPLES), "-q", "--output-format", "json").out == (
+        cli(str(EXAMPLES), "-q", "--format", "json").out
+    )
