@@ -6,6 +6,10 @@ args=("${INPUT_PATH:-.}")
 if [ -n "${INPUT_CONFIG:-}" ]; then
   args+=(--config "$INPUT_CONFIG")
 fi
+if [ -n "${INPUT_ARGS:-}" ]; then
+  read -r -a extra <<< "$INPUT_ARGS"  # split on blanks, as a command line would (no globbing)
+  args+=("${extra[@]}")
+fi
 report=$(mktemp)
 drift-check "${args[@]}" --format json --output "$report" -q
 format="${INPUT_FORMAT:-github}"

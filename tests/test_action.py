@@ -16,7 +16,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def test_action_yaml() -> None:
     action = YAML(typ="safe").load((ROOT / "action.yml").read_text())
-    assert set(action["inputs"]) == {"path", "config", "format", "sarif-file", "version"}
+    assert set(action["inputs"]) == {"path", "config", "format", "sarif-file", "args", "version"}
+    assert action["runs"]["steps"][-1]["env"]["INPUT_ARGS"] == "${{ inputs.args }}"
     assert action["outputs"]["findings"]["value"] == "${{ steps.check.outputs.findings }}"
     assert action["outputs"]["sarif-file"]["value"] == "${{ steps.check.outputs.sarif-file }}"
     assert action["runs"]["using"] == "composite"
@@ -26,7 +27,7 @@ def test_action_yaml() -> None:
 
 
 def _run_step(
-    tmp_path: Path, root: Path, fmt: str = "github"
+    tmp_path: Path, root: Path, fmt: str = "github", args: str = ""
 ) -> tuple[subprocess.CompletedProcess[str], str]:
     output = tmp_path / f"github_output_{root.name}"
     env = {
@@ -34,6 +35,7 @@ def _run_step(
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
         "INPUT_PATH": str(root),
         "INPUT_FORMAT": fmt,
+        "INPUT_ARGS": args,
         "INPUT_SARIF_FILE": str(tmp_path / "out.sarif"),
         "GITHUB_OUTPUT": str(output),
     }
@@ -62,3 +64,14 @@ def test_check_step_writes_a_sarif_log_and_still_fails_on_drift(tmp_path: Path) 
     assert sorted(outputs.splitlines()) == ["findings=1", f"sarif-file={tmp_path / 'out.sarif'}"]
     log = json.loads((tmp_path / "out.sarif").read_text(encoding="utf-8"))
     assert [r["ruleId"] for r in log["runs"][0]["results"]] == ["DC103"]
+
+
+def test_check_step_passes_extra_arguments(tmp_path: Path) -> None:
+    drift = write_tree(tmp_path / "drift", tree_files("gsd", {"agents/gsd-orphan.md": "# o\n"}))
+    baseline = tmp_path / "baseline.json"
+    proc, _ = _run_step(tmp_path, drift, args=f"--baseline-write {baseline}")
+    assert proc.returncode == 0 and baseline.exists()
+    (tmp_path / "github_output_drift").unlink()
+    proc, outputs = _run_step(tmp_path, drift, args=f"--baseline {baseline}  -q")
+    assert proc.returncode == 0, proc.stderr
+    assert outputs == "findings=0\n"  # the count honours the arguments too
