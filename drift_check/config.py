@@ -110,7 +110,7 @@ def _read_pack(name_or_path: str, root: str) -> tuple[str, dict[str, Any]]:
     """A pack file's path and its checked contents."""
     if name_or_path.endswith((".yaml", ".yml")):
         path = os.path.realpath(os.path.join(root, name_or_path))
-        if not path.startswith(os.path.realpath(root) + os.sep):
+        if not _inside(root, path):
             raise ConfigError(f"{name_or_path}: a rule pack must be inside the repository")
         if os.path.exists(path) and not os.path.isfile(path):
             raise ConfigError(f"{name_or_path}: a rule pack must be a regular file")
