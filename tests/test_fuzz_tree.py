@@ -5,6 +5,9 @@ suppressions) with random text mixed in: a check never fails with an internal er
 
 from __future__ import annotations
 
+import contextlib
+import io
+import json
 import shutil
 import tempfile
 from pathlib import Path
@@ -91,14 +94,11 @@ def trees(draw: st.DrawFn) -> dict[str, str]:
     return files
 
 
-def _run(*argv: str) -> tuple[int, str]:
-    import contextlib
-    import io
-
-    err = io.StringIO()
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+def _run(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         code = main(list(argv))
-    return code, err.getvalue()
+    return code, out.getvalue(), err.getvalue()
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -107,14 +107,19 @@ def test_random_trees_check_and_fix_cleanly(files: dict[str, str]) -> None:
     root = Path(tempfile.mkdtemp(prefix="drift-fuzz-"))
     try:
         write_tree(root, files)
-        code, err = _run(str(root), "--format", "json", "-q")
+        code, out, err = _run(str(root), "--format", "json", "-q")
         assert code in (0, 1), err
         assert "internal error" not in err
-        code, err = _run(str(root), "--fix", "--unsafe-fixes", "-q")
+        found = [
+            (f["path"], f["line"], f["column"], f["code"]) for f in json.loads(out)["findings"]
+        ]
+        assert found == sorted(found)  # deterministic order: path, line, column, code
+        assert _run(str(root), "--format", "json", "-q")[1] == out
+        code, _, err = _run(str(root), "--fix", "--unsafe-fixes", "-q")
         assert code in (0, 1), err
         assert "internal error" not in err
         before = {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
-        code, err = _run(str(root), "--fix", "--unsafe-fixes", "-q")
+        code, _, err = _run(str(root), "--fix", "--unsafe-fixes", "-q")
         assert "internal error" not in err
         after = {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
         assert after == before, "a second --fix changed the tree"
