@@ -57,3 +57,23 @@ def test_output_format_examples_are_real_output(cli, monkeypatch) -> None:  # ty
     assert set(blocks) == set(real)
     for name, text in real.items():
         assert blocks[name] == text, f"docs/output-formats.md, block {name} is out of date"
+
+
+def test_the_editor_problem_matcher_reads_every_finding_line(cli, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.chdir(ROOT)
+    page = (ROOT / "docs" / "output-formats.md").read_text(encoding="utf-8")
+    block = re.search(r"<!-- editor:vscode -->\n```json\n(.*?)```\n", page, re.S)
+    assert block is not None
+    matcher = json.loads(block.group(1))["problemMatcher"]["pattern"]
+    pattern = re.compile(matcher["regexp"])
+    run = cli("examples", "-q", "--format", "json")
+    findings = run.json()["findings"]
+    lines = cli("examples", "-q").out.splitlines()[: len(findings)]
+    for line, finding in zip(lines, findings, strict=True):
+        m = pattern.match(line)
+        assert m is not None, line
+        assert m.group(matcher["file"]) == f"examples/{finding['path']}"
+        assert int(m.group(matcher["line"])) == finding["line"]
+        assert int(m.group(matcher["column"])) == finding["column"]
+        assert m.group(matcher["code"]) == finding["code"]
+        assert m.group(matcher["message"]).endswith(finding["message"])
