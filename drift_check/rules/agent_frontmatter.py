@@ -84,21 +84,23 @@ def agent_name_mismatch(facts: Facts) -> Iterator[Hit]:
     for agent in _agents(facts):
         name = (agent.frontmatter or {}).get("name")
         if name is not None and not isinstance(name, str):
-            yield Hit(
-                Position(agent.path, agent.frontmatter_lines.get("name", 1), 1),
+            message = (
                 f"agent `name` is read as {_yaml_kind(name)}, not as the text `{agent.name}`;"
-                f" set `name: {yaml_scalar(agent.name)}`",
-                agent=agent.name,
-                fix=set_name(facts, agent.path, agent.frontmatter_lines, agent.name),
+                f" set `name: {yaml_scalar(agent.name)}`"
             )
         elif isinstance(name, str) and name and name != agent.name:
-            yield Hit(
-                Position(agent.path, agent.frontmatter_lines.get("name", 1), 1),
+            message = (
                 f"agent `name: {name}` differs from its file name `{agent.name}`; set"
-                f" `name: {agent.name}` or rename the file",
-                agent=agent.name,
-                fix=set_name(facts, agent.path, agent.frontmatter_lines, agent.name),
+                f" `name: {agent.name}` or rename the file"
             )
+        else:
+            continue
+        yield Hit(
+            Position(agent.path, agent.frontmatter_lines.get("name", 1), 1),
+            message,
+            agent=agent.name,
+            fix=set_name(facts, agent.path, agent.frontmatter_lines, agent.name),
+        )
 
 
 @rule(
