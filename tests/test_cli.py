@@ -223,3 +223,12 @@ def test_output_format_is_an_alias_of_format(cli) -> None:  # type: ignore[no-un
     assert cli(str(EXAMPLES), "-q", "--output-format", "json").out == (
         cli(str(EXAMPLES), "-q", "--format", "json").out
     )
+
+
+def test_banner_counts_read_as_english(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    one = write_tree(
+        tmp_path, {".claude/agents/solo.md": "---\nname: solo\ndescription: Alone.\n---\n"}
+    )
+    err = cli(str(one), "--select", "DC601").err
+    assert "no registry in this preset, 1 agent, 1 consumer file, 1 rule" in err
+    assert "(5 rows), 6 agents, 11 consumer files" in cli(str(EXAMPLES)).err

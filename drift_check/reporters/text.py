@@ -56,16 +56,20 @@ def banner(report: Report) -> str:
     """One line for stderr: which preset and which registry were used."""
     facts = report.facts
     if facts.registry is not None:
-        registry = f"registry {facts.registry.path} ({len(facts.registry.rows)} rows)"
+        registry = f"registry {facts.registry.path} ({_count(len(facts.registry.rows), 'row')})"
     elif facts.settings.get("registry"):
         registry = "no registry found"
     else:
         registry = "no registry in this preset"
     return escape(
         f"drift-check: {report.config.reason}; {registry},"
-        f" {len(facts.agents)} agents, {len(facts.consumers)} consumer files,"
-        f" {len(report.rules)} rules"
+        f" {_count(len(facts.agents), 'agent')}, {_count(len(facts.consumers), 'consumer file')},"
+        f" {_count(len(report.rules), 'rule')}"
     )
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 def statistics_table(report: Report) -> str:
