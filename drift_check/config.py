@@ -206,7 +206,7 @@ def _check_settings(values: dict[str, Any], where: str, prefix: str = "") -> Non
         kind = kind.rstrip("?")
         ok = (optional and value is None) or {
             "str": isinstance(value, str),
-            "int": isinstance(value, int) and not isinstance(value, bool),
+            "int": isinstance(value, int) and not isinstance(value, bool) and value >= 0,
             "bool": isinstance(value, bool),
             "list": (isinstance(value, list) and all(isinstance(v, str) for v in value))
             or (key == "registry" and isinstance(value, str)),
@@ -215,7 +215,7 @@ def _check_settings(values: dict[str, Any], where: str, prefix: str = "") -> Non
         if not ok:
             want = {
                 "str": "a string",
-                "int": "an integer",
+                "int": "a whole number, 0 or more",
                 "bool": "true or false",
                 "list": "a list of strings",
                 "dict": "a mapping",

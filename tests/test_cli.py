@@ -160,6 +160,10 @@ def test_config_errors_name_the_file_and_key(tmp_path: Path, cli) -> None:  # ty
     run = cli(str(tmp_path))
     assert run.code == 2
     assert "`agents` must be a list of strings" in run.err
+    write_tree(tmp_path, {".drift-check.yaml": "max-line-length: -1\n"})
+    run = cli(str(tmp_path))
+    assert run.code == 2
+    assert "`max-line-length` must be a whole number, 0 or more" in run.err
     write_tree(tmp_path, {".drift-check.yaml": "preset: nosuch\n"})
     run = cli(str(tmp_path))
     assert run.code == 2

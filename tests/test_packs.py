@@ -194,7 +194,7 @@ def test_packs_command_checks_the_shipped_presets(cli) -> None:  # type: ignore[
         ),
         (
             '{"name": "p", "settings": {"max-line-length": "long"}}',
-            "`settings.max-line-length` must be an integer",
+            "`settings.max-line-length` must be a whole number, 0 or more",
         ),
         (
             '{"name": "p", "settings": {"no-such-setting": 1}}',
