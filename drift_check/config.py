@@ -3,7 +3,7 @@
 """
 
 import os
-from typing import Any, NamedTuple
+from typing import IO, Any, AnyStr, NamedTuple
 
 from drift_check.yaml_loader import YamlError, safe_load
 
@@ -106,6 +106,18 @@ def known_presets() -> list[str]:
     return sorted(n[: -len(".yaml")] for n in os.listdir(packs_dir()) if n.endswith(".yaml"))
 
 
+CONFIG_MAX_BYTES = 1024 * 1024  # a config or pack file is a page or two
+
+
+def _read_bounded(fh: IO[AnyStr], path: str) -> AnyStr:
+    """A config file's content; a file larger than any config could be is refused unread
+    past the limit (a pull request can add one)."""
+    data = fh.read(CONFIG_MAX_BYTES + 1)
+    if len(data) > CONFIG_MAX_BYTES:
+        raise ConfigError(f"{path}: larger than {CONFIG_MAX_BYTES} bytes; not a config file")
+    return data
+
+
 def _read_pack(name_or_path: str, root: str) -> tuple[str, dict[str, Any]]:
     """A pack file's path and its checked contents."""
     if name_or_path.endswith((".yaml", ".yml")):
@@ -118,7 +130,7 @@ def _read_pack(name_or_path: str, root: str) -> tuple[str, dict[str, Any]]:
         path = os.path.join(packs_dir(), f"{name_or_path}.yaml")
     try:
         with open(path, encoding="utf-8") as fh:
-            data = load_yaml_document(fh.read())
+            data = load_yaml_document(_read_bounded(fh, path))
     except FileNotFoundError:
         if name_or_path.endswith((".yaml", ".yml")):
             raise ConfigError(f"{name_or_path}: no such rule pack file") from None
@@ -256,8 +268,8 @@ def _read_pyproject(path: str) -> dict[str, Any] | None:
 
     try:
         with open(path, "rb") as fh:
-            data = tomllib.load(fh)
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+            data = tomllib.loads(_read_bounded(fh, path).decode("utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"{path}: {exc}") from None
     table = data.get("tool", {}).get("drift-check")
     if table is not None and not isinstance(table, dict):
@@ -268,7 +280,7 @@ def _read_pyproject(path: str) -> dict[str, Any] | None:
 def _read_yaml_config(path: str) -> dict[str, Any]:
     try:
         with open(path, encoding="utf-8") as fh:
-            data = safe_load(fh.read())
+            data = safe_load(_read_bounded(fh, path))
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read: {exc}") from None
     except YamlError as exc:

@@ -365,3 +365,15 @@ def test_the_package_has_no_code_that_runs_programs_or_talks_to_the_network() ->
                     bad.append(called)
             found += [f"{path.name}:{getattr(node, 'lineno', 0)}: {b}" for b in bad]
     assert not found
+
+
+@pytest.mark.parametrize("name", [".drift-check.yaml", "pyproject.toml", "pack.yaml"])
+def test_an_oversized_config_file_is_refused(hostile, name: str) -> None:  # type: ignore[no-untyped-def]
+    c = hostile()
+    big = "# padding\n" * 120_000  # 1.2 MB of comments: valid YAML and TOML
+    if name == "pack.yaml":
+        (c.root / ".drift-check.yaml").write_text("preset: pack.yaml\n", encoding="utf-8")
+        big = '{"name": "p"}\n' + big
+    (c.root / name).write_text(big, encoding="utf-8")
+    run = c.run(expect_code=(2,))
+    assert run.err.count("\n") == 1 and "not a config file" in run.err and name in run.err
