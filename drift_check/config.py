@@ -30,6 +30,7 @@ SETTING_TYPES: dict[str, str] = {
     "registry-heading": "str",
     "agents": "list",
     "agents-exclude": "list",
+    "exclude": "list",
     "consumers": "list",
     "dispatch-surfaces": "list",
     "python-consumers": "list",

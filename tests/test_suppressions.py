@@ -104,3 +104,43 @@ def test_a_file_that_is_not_a_baseline(tmp_path: Path, cli) -> None:  # type: ig
     assert run.code == 2
     assert "not a drift-check baseline" in run.err
     assert "Traceback" not in run.err
+
+
+def test_excluded_files_are_not_checked_but_still_exist(tmp_path: Path, cli, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import builtins
+    import os
+
+    files = tree_files(
+        "gsd",
+        {
+            **ORPHAN,  # DC103 unless excluded
+            **LEGACY,  # DC401 unless excluded
+            "gsd-core/workflows/legacy/stray.md": "On `## NOBODY EMITS THIS`: stop.\n",  # DC305
+        },
+    )
+    root = write_tree(tmp_path, files)
+    assert {c for c, _, _ in _codes(cli(str(root), "--format", "json", "-q"))} == {
+        "DC103",
+        "DC305",
+        "DC401",
+    }
+    (root / ".drift-check.yaml").write_text(
+        "preset: gsd\nexclude:\n  - agents/gsd-orphan.md\n  - gsd-core/workflows/legacy/**\n"
+        "  - gsd-core/workflows/old.md\n  - gsd-core/workflows/execute.md\n",
+        encoding="utf-8",
+    )
+    opened: list[str] = []
+    real_open = builtins.open
+
+    def recording(file, *args, **kwargs):  # type: ignore[no-untyped-def]
+        opened.append(os.fspath(file))
+        return real_open(file, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", recording)
+    run = cli(str(root), "--format", "json", "-q")
+    # gsd-core/workflows/execute.md is cited in `Consumed by`: excluded, it still exists (no
+    # DC105) and is read by nobody; so is every other excluded file
+    assert _codes(run) == []
+    assert not [
+        p for p in opened if "orphan" in p or "legacy" in p or p.endswith(("old.md", "execute.md"))
+    ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from drift_check.config import Config
@@ -26,7 +27,7 @@ from drift_check.scanners.registry import parse_registry
 
 def build_facts(config: Config) -> Facts:
     settings = config.settings
-    repo = Repo(config.root, Limits.from_settings(settings))
+    repo = Repo(config.root, Limits.from_settings(settings), tuple(settings.get("exclude", ())))
     problems: list[InputProblem] = []
     registry_path = next((p for p in settings["registry"] if repo.exists(p)), None)
     registry = None
@@ -112,8 +113,8 @@ def build_facts(config: Config) -> Facts:
         quoted_markers=tuple(quoted),
         problems=tuple(problems),
         settings={**settings, "core": core, "registry-path": registry_path},
-        existing_paths=frozenset(repo.files()),
-        existing_dirs=_folders(repo.files()),
+        existing_paths=repo.existing(),
+        existing_dirs=_folders(repo.existing()),
         agent_names=frozenset(p.rsplit("/", 1)[-1][: -len(".md")] for p in agent_paths),
         read_gates={path: tuple(g) for path, g in gates_by_path.items()},
         skills=skills,
@@ -189,7 +190,7 @@ def _mentions(repo: Repo, names: set[str]) -> dict[str, frozenset[str]]:
     return {name: frozenset(paths) for name, paths in found.items()}
 
 
-def _folders(paths: list[str]) -> frozenset[str]:
+def _folders(paths: Iterable[str]) -> frozenset[str]:
     """Every folder that holds one of `paths`, at any depth."""
     out: set[str] = set()
     for path in paths:

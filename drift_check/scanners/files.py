@@ -129,9 +129,12 @@ class Repo:
     large, unreadable, or a symlink that leaves the root) and returns None.
     """
 
-    def __init__(self, root: str, limits: Limits | None = None) -> None:
+    def __init__(
+        self, root: str, limits: Limits | None = None, exclude: tuple[str, ...] = ()
+    ) -> None:
         self.root = os.path.realpath(root)
         self.limits = limits = limits or Limits()
+        self.exclude = exclude  # globs of files never listed, so never read
         self.max_bytes = limits.max_bytes
         self.problems: list[InputProblem] = []
         self._sources: dict[str, Source | None] = {}
@@ -147,9 +150,17 @@ class Repo:
             found: list[str] = []
             self._walk(self.root, "", found)
             found.sort()
+            self._file_set = frozenset(found)  # an excluded file still exists (links, citations)
+            if self.exclude:
+                found = [f for f in found if not matches(f, self.exclude)]
             self._files = found
-            self._file_set = frozenset(found)
         return self._files
+
+    def existing(self) -> frozenset[str]:
+        """Every file of the tree, the excluded ones too."""
+        self.files()
+        assert self._file_set is not None
+        return self._file_set
 
     def _walk(self, absdir: str, reldir: str, found: list[str]) -> None:
         try:
@@ -177,9 +188,7 @@ class Repo:
                 self._problem(rel, f"cannot stat: {exc.strerror}")
 
     def exists(self, path: str) -> bool:
-        self.files()
-        assert self._file_set is not None
-        return path in self._file_set
+        return path in self.existing()
 
     def glob(self, globs: Iterable[str]) -> list[str]:
         """Files matching any of `globs`; a matching symlink that leaves the root is
@@ -220,6 +229,8 @@ class Repo:
         if not self.exists(path):
             self._problem(path, "not a file inside the repository; not read")
             return None
+        if self.exclude and matches(path, self.exclude):
+            return None  # excluded by config: never read
         if path in self._links and not self._inside(os.path.realpath(abspath)):
             self._problem(path, "symlink points outside the repository; not read")
             return None
