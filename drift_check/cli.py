@@ -258,6 +258,7 @@ STARTER = """\
 preset: {preset}
 # select: [DC]                  # codes or prefixes to run
 # ignore: []                    # codes or prefixes to skip
+# exclude: ["vendor/**"]       # files never read or checked
 # severity: {{DC304: warning}}
 # per-file-ignores:
 #   "agents/experimental-*.md": [DC103]
