@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import tree_files, write_tree
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -151,27 +153,20 @@ def test_severity_override(tmp_path: Path, cli) -> None:  # type: ignore[no-unty
     assert finding["severity"] == "warning"
 
 
-def test_config_errors_name_the_file_and_key(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
-    write_tree(tmp_path, tree_files("gsd", {".drift-check.yaml": "prest: gsd\n"}))
-    run = cli(str(tmp_path))
+@pytest.mark.parametrize(
+    ("config", "error"),
+    [
+        ("prest: gsd\n", ".drift-check.yaml: unknown key `prest`"),
+        ("agents: agents/*.md\n", ".drift-check.yaml: `agents` must be a list of strings"),
+        ("max-line-length: -1\n", "`max-line-length` must be a whole number, 0 or more"),
+        ("preset: nosuch\n", "unknown preset 'nosuch'"),
+        ("preset: [gsd\n", ".drift-check.yaml:"),
+    ],
+)
+def test_config_errors_name_the_file_and_key(tmp_path: Path, cli, config: str, error: str) -> None:  # type: ignore[no-untyped-def]
+    run = cli(str(write_tree(tmp_path, tree_files("gsd", {".drift-check.yaml": config}))))
     assert run.code == 2
-    assert run.err.strip().endswith(".drift-check.yaml: unknown key `prest`")
-    write_tree(tmp_path, {".drift-check.yaml": "agents: agents/*.md\n"})
-    run = cli(str(tmp_path))
-    assert run.code == 2
-    assert "`agents` must be a list of strings" in run.err
-    write_tree(tmp_path, {".drift-check.yaml": "max-line-length: -1\n"})
-    run = cli(str(tmp_path))
-    assert run.code == 2
-    assert "`max-line-length` must be a whole number, 0 or more" in run.err
-    write_tree(tmp_path, {".drift-check.yaml": "preset: nosuch\n"})
-    run = cli(str(tmp_path))
-    assert run.code == 2
-    assert "unknown preset 'nosuch'" in run.err
-    write_tree(tmp_path, {".drift-check.yaml": "preset: [gsd\n"})
-    run = cli(str(tmp_path))
-    assert run.code == 2
-    assert ".drift-check.yaml:" in run.err
+    assert run.err.count("\n") == 1 and error in run.err, run.err
     assert "Traceback" not in run.err
 
 
