@@ -196,6 +196,9 @@ def test_scanner_never_raises_and_is_consistent(text: str, max_level: int) -> No
         assert 1 <= h.level <= max_level
         assert h.text and h.text == h.text.strip()
         assert h.in_fence == fenced(h.line)
+    for n in range(1, len(lines) + 2):  # `in_fence` counts the fence lines themselves
+        inside = any(f.open_line <= n <= (f.close_line or 1 << 30) for f in md.fences)
+        assert md.in_fence(n) == inside
 
 
 @PROPERTY

@@ -5,7 +5,6 @@ A directive inside a fenced block or a code span is text, not a directive; in Py
 real comment counts (found with the tokenizer, never by running anything).
 """
 
-import bisect
 import re
 from collections.abc import Iterator
 
@@ -33,14 +32,12 @@ def find_directives(source: Source) -> list[Directive]:
         return _python(source)
     from drift_check.scanners.markdown import Cursor, scan
 
-    fences = scan(text).fences  # in order, none inside another
-    opens = [f.open_line for f in fences]
+    markdown = scan(text)
     cursor = Cursor(source)
     out = []
     for start, kind, codes, reason in _markdown_matches(text):
         pos = cursor.position(start)
-        i = bisect.bisect_right(opens, pos.line) - 1
-        if i >= 0 and pos.line <= (fences[i].close_line or 1 << 30):
+        if markdown.in_fence(pos.line):
             continue  # inside a fenced block
         if cursor.in_code_span(start):
             continue

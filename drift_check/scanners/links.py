@@ -8,7 +8,7 @@ import re
 from functools import lru_cache
 
 from drift_check.facts import Link, Source
-from drift_check.scanners.markdown import Cursor, scan
+from drift_check.scanners.markdown import Cursor, MarkdownScan, scan
 
 # `](target)` or `](target "title")`: the `](` literal is what the regex engine looks for.
 # Where no `)` (or title) follows the target, the pattern still matches, to the end of the
@@ -25,19 +25,6 @@ _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 # follows: every later `[` would fail too, and was rescanned to the end (quadratic on `[[[`).
 _INLINE_LINK = re.compile(r"!?\[([^\]]*+)(?:(?P<target>\]\([^)]*+\))|\]\([^)]*+)?")
 _SLUG_DROP = re.compile(r"[^\w\- ]", re.UNICODE)
-
-
-def _fenced_lines(text: str) -> list[tuple[int, int]]:
-    """(open line, close line) of each fence, in order and none inside another."""
-    spans = []
-    for f in scan(text).fences:
-        spans.append((f.open_line, f.close_line or 1 << 30))
-    return spans
-
-
-def _in_fence(line: int, spans: list[tuple[int, int]]) -> bool:
-    i = bisect.bisect_right(spans, (line, 1 << 31)) - 1
-    return i >= 0 and line <= spans[i][1]
 
 
 def unquote(text: str) -> str:
@@ -62,7 +49,7 @@ def find_links(source: Source, siblings: list[str]) -> list[Link]:
     (`reference.md`, `examples.md`), which must sit in the same folder."""
     text = source.text
     out: list[Link] = []
-    spans: list[tuple[int, int]] | None = None
+    markdown: MarkdownScan | None = None
     link_ranges: list[tuple[int, int]] = []
     found = [(m, m.start()) for m in _LINK.finditer(text) if m.group("close") is not None]
     found += [(m, m.start()) for m in _DEFINITION.finditer(text)]
@@ -73,9 +60,9 @@ def find_links(source: Source, siblings: list[str]) -> list[Link]:
             continue
         in_span = cursor.in_code_span(start)  # inside an inline code span
         pos = cursor.position(m.start(1))
-        if spans is None:
-            spans = _fenced_lines(text)
-        if in_span or _in_fence(pos.line, spans):
+        if markdown is None:
+            markdown = scan(text)
+        if in_span or markdown.in_fence(pos.line):
             continue
         link_ranges.append((m.start(), m.end()))
         target, _, anchor = raw.partition("#")

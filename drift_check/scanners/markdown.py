@@ -13,6 +13,7 @@ also see a fence), so indentation is not limited to three spaces as it is for a 
 top level of a document.
 """
 
+import bisect
 import re
 from functools import lru_cache
 from typing import NamedTuple
@@ -69,12 +70,19 @@ class FenceSpan(NamedTuple):
 class MarkdownScan(NamedTuple):
     headings: tuple[HeadingLine, ...]
     fences: tuple[FenceSpan, ...]
+    fence_opens: tuple[int, ...] = ()  # each fence's opening line, for `in_fence`
 
     @property
     def unclosed(self) -> FenceSpan | None:
         if self.fences and self.fences[-1].close_line is None:
             return self.fences[-1]
         return None
+
+    def in_fence(self, line: int) -> bool:
+        """Whether 1-based `line` lies in a fenced block, fence lines included (fences are
+        in order and never nested, so one binary search finds the only candidate)."""
+        i = bisect.bisect_right(self.fence_opens, line) - 1
+        return i >= 0 and line <= (self.fences[i].close_line or 1 << 30)
 
 
 def _indent_width(ws: str) -> int:
@@ -142,7 +150,7 @@ def scan(text: str, max_level: int = 6) -> MarkdownScan:
         fences.append(
             FenceSpan(fence_line, None, fence_char, fence_len, fence_indent, fence_column)
         )
-    return MarkdownScan(tuple(headings), tuple(fences))
+    return MarkdownScan(tuple(headings), tuple(fences), tuple(f.open_line for f in fences))
 
 
 def _has_list_marker(container: str) -> bool:
