@@ -99,13 +99,17 @@ def check(
     from drift_check.config import load_config
     from drift_check.engine import run
     from drift_check.reporters import render
-    from drift_check.reporters.text import banner
+    from drift_check.reporters.text import banner, nothing_found
 
     if fix:
         _lock_tree(path)
     config = load_config(path, config_file)
     report = run(config, _codes(select), _codes(ignore))
-    if not quiet:
+    if nothing_found(report):
+        click.echo(banner(report), err=True)  # one line, as ruff says so, even with -q
+        if fmt == "text" and output is None:
+            return EXIT_CLEAN
+    elif not quiet:
         click.echo(banner(report), err=True)
     if baseline_out is not None:
         from drift_check.filters import baseline_text

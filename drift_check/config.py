@@ -2,10 +2,16 @@
 `.drift-check.yaml` on top of it. With no config the layout is auto-detected.
 """
 
+from __future__ import annotations
+
 import os
-from typing import IO, Any, AnyStr, NamedTuple
+from typing import IO, TYPE_CHECKING, Any, AnyStr, NamedTuple
 
 from drift_check.yaml_loader import YamlError, safe_load
+
+if TYPE_CHECKING:
+    from drift_check.discovery import Components
+    from drift_check.scanners.files import Repo
 
 
 def load_yaml_document(text: str) -> Any:
@@ -65,6 +71,7 @@ SETTING_TYPES: dict[str, str] = {
     "skill-matrix": "dict?",
     "unassigned-phrases": "list",
     "skill-tree-file": "str?",
+    "discovery-skip": "list",
 }
 CONFIG_KEYS = {"preset", "select", "ignore", "severity", "per-file-ignores", *SETTING_TYPES}
 SEVERITIES = ("error", "warning", "info")
@@ -86,14 +93,16 @@ class Pack(NamedTuple):
 
 class Config(NamedTuple):
     root: str
-    preset: str
-    reason: str  # why this preset: a config file, or what detection found
+    preset: str  # "" until discovery has chosen the packs (see `resolve`)
+    reason: str  # why this preset: a config file, or what discovery found
     config_file: str | None
-    settings: dict[str, Any]
+    settings: dict[str, Any]  # the pack's settings under the user's overrides
     select: tuple[str, ...]
     ignore: tuple[str, ...] = ()
     severities: dict[str, str] = {}  # noqa: RUF012 (a NamedTuple default, never mutated)
     per_file_ignores: dict[str, list[str]] = {}  # noqa: RUF012 (glob -> codes or prefixes)
+    overrides: dict[str, Any] = {}  # noqa: RUF012 (the settings the user's config sets)
+    key_lines: dict[str, int] = {}  # noqa: RUF012 (line of each key in the config file)
 
 
 def packs_dir() -> str:
@@ -190,8 +199,14 @@ def _linearize(
     return order
 
 
-def load_pack(name_or_path: str, root: str) -> Pack:
+def load_pack(name_or_path: str | list[str], root: str) -> Pack:
+    """A pack with everything it extends; a list of presets is their composite (the packs
+    discovery chose for a tree that holds several systems), ordered as `extends` orders."""
     files: dict[str, tuple[str, dict[str, Any]]] = {}
+    if isinstance(name_or_path, list):
+        names = name_or_path
+        name_or_path = "+".join(names)
+        files[name_or_path] = ("<discovered>", {"name": name_or_path, "extends": names})
     order = _linearize(name_or_path, root, files)
     settings: dict[str, Any] = {}
     for pack in reversed(order):
@@ -293,41 +308,111 @@ def _read_yaml_config(path: str) -> dict[str, Any]:
     return data
 
 
-def _probe(root: str, probe: Any) -> str | None:
+def _probe(repo: Repo, probe: Any) -> str | None:
     """What a `detect` entry found, or None. An entry is a path or glob that must exist, a
     list of entries that must all hold, or `{file, contains}` for a file holding a phrase."""
     if isinstance(probe, list):
-        found = [_probe(root, p) for p in probe]
+        found = [_probe(repo, p) for p in probe]
         return " and ".join(f for f in found if f) if all(found) else None
     if isinstance(probe, dict):
-        path = os.path.join(root, str(probe.get("file", "")))
-        if not os.path.isfile(path) or not _inside(root, path):
-            return None
-        try:
-            with open(path, encoding="utf-8", errors="replace") as fh:
-                text = fh.read(1_000_000)
-        except OSError:
+        path = str(probe.get("file", ""))
+        source = repo.read(path) if path in repo.files() else None
+        if source is None:
             return None
         phrase = str(probe.get("contains", ""))
-        return f"{probe['file']} ({phrase!r})" if phrase.lower() in text.lower() else None
+        return f"{path} ({phrase!r})" if phrase.lower() in source.text.lower() else None
     probe = str(probe)
     if "*" in probe:
-        import glob
+        hits = repo.glob([probe])
+        return hits[0] if hits else None
+    return probe if probe in repo.files() else None
 
-        hits = sorted(glob.glob(os.path.join(glob.escape(root), probe)))
-        return os.path.relpath(hits[0], root).replace(os.sep, "/") if hits else None
-    return probe if os.path.isfile(os.path.join(root, probe)) else None
+
+# packs detected by their own `detect` entries, the more specific first
+PROBED_PACKS = ("gsd", "contracts", "gaia")
+
+
+def detect_systems(repo: Repo, components: Components) -> list[tuple[str, str]]:
+    """The packs that fit the tree, each with what showed it: a contracts registry or a
+    Gaia matrix by the packs' `detect` entries; Claude Code by its manifests, `.claude`
+    folders, commands, or (where no registry claims them) agents; a skills tree otherwise."""
+    found = []
+    for name in PROBED_PACKS:
+        hit = next(filter(None, (_probe(repo, p) for p in load_pack(name, repo.root).detect)), None)
+        if hit:
+            found.append((name, hit))
+    registry = any(name in ("gsd", "contracts") for name, _ in found)
+    in_claude = [
+        p
+        for p in components.agents + components.skills + components.commands
+        if any(p.startswith(c + "/") for c in components.claude_folders)
+    ]
+    # a registry's system claims the tree's own agents/ and commands/ folders
+    unclaimed = () if registry else components.commands + components.agents
+    claude = (
+        next(iter(components.marketplaces), None)
+        or next((p.manifest for p in components.plugins if p.manifest), None)
+        or next(iter(in_claude), None)
+        or next(iter(unclaimed), None)
+        or next(iter(components.hook_files), None)
+    )
+    if claude:
+        found.append(("claude-code", claude))
+    elif components.skills:
+        hit = next(
+            filter(None, (_probe(repo, p) for p in load_pack("agent-skills", repo.root).detect)),
+            None,
+        )
+        found.append(("agent-skills", hit or components.skills[0]))
+    # a pack another found pack extends adds nothing (gaia already is claude-code)
+    ancestors = {a for name, _ in found for a in _linearize(name, repo.root, {})[1:]}
+    return [(name, hit) for name, hit in found if name not in ancestors]
+
+
+def resolve(config: Config, repo: Repo, components: Components) -> Config:
+    """The config with its packs chosen from what discovery found, when the user set no
+    `preset`. With nothing found it keeps the defaults, and the run says there was nothing
+    to check."""
+    if config.preset:
+        return config
+    systems = detect_systems(repo, components)
+    if not systems:
+        pack = load_pack("base", config.root)
+        reason = "no agents, skills, commands, manifests or contract registry found"
+    elif len(systems) == 1:
+        pack = load_pack(systems[0][0], config.root)
+        reason = f"preset {systems[0][0]!r} detected from {systems[0][1]}"
+    else:
+        pack = load_pack([name for name, _ in systems], config.root)
+        reason = (
+            "presets " + " and ".join(f"{n!r} (from {hit})" for n, hit in systems) + " detected"
+        )
+    return config._replace(
+        preset=pack.name if systems else "",
+        reason=reason,
+        settings=_layered(pack, config.overrides),
+        select=config.select or pack.rules or ("DC",),
+    )
+
+
+def _layered(pack: Pack, overrides: dict[str, Any]) -> dict[str, Any]:
+    settings = dict(pack.settings)
+    settings.update(overrides)
+    if isinstance(settings.get("registry"), str):
+        settings["registry"] = [settings["registry"]]
+    return settings
 
 
 def detect(root: str) -> tuple[str, str] | None:
-    """The first pack whose layout is present, and what showed it."""
-    for name in PACK_ORDER:
-        pack = load_pack(name, root)
-        for probe in pack.detect:
-            found = _probe(root, probe)
-            if found:
-                return name, found
-    return None
+    """The packs discovery would choose for the tree at `root`, and what showed them."""
+    from drift_check.discovery import DISCOVERY_SKIP, discover
+    from drift_check.scanners.files import Repo
+
+    repo = Repo(root)
+    systems = detect_systems(repo, discover(repo, DISCOVERY_SKIP))
+    if not systems:
+        return None
+    return "+".join(n for n, _ in systems), " and ".join(hit for _, hit in systems)
 
 
 def load_config(root: str, config_file: str | None = None) -> Config:
@@ -350,39 +435,52 @@ def load_config(root: str, config_file: str | None = None) -> Config:
         for key in user:
             if key not in CONFIG_KEYS:
                 raise ConfigError(f"{where}: unknown key `{key}`")
+    overrides = {k: v for k, v in user.items() if k in SETTING_TYPES}
+    _check_settings(overrides, where or "config")
     if "preset" in user:
         preset = str(user["preset"])
         reason = f"preset {preset!r} set in {os.path.relpath(where or '', root)}"
+        pack: Pack | None = load_pack(preset, root)
     else:
-        detected = detect(root)
-        if detected is None:
-            raise ConfigError(
-                f"{root}: no known layout found (no contracts registry, agents or skills"
-                " where the presets look); set `preset` in .drift-check.yaml"
-            )
-        preset = detected[0]
-        reason = f"preset {preset!r} detected from {detected[1]}"
-    pack = load_pack(preset, root)
-    settings = dict(pack.settings)
-    overrides = {k: v for k, v in user.items() if k in SETTING_TYPES}
-    _check_settings(overrides, where or "config")
-    settings.update(overrides)
-    if isinstance(settings.get("registry"), str):
-        settings["registry"] = [settings["registry"]]
+        preset, reason, pack = "", "", None  # chosen by discovery: see `resolve`
+    settings = _layered(pack, overrides) if pack else dict(overrides)
     severities = user.get("severity") or {}
     if not isinstance(severities, dict) or any(v not in SEVERITIES for v in severities.values()):
         raise ConfigError(f"{where}: `severity` maps rule codes to one of {', '.join(SEVERITIES)}")
     return Config(
         root=root,
-        preset=pack.name,
+        preset=pack.name if pack else "",
         reason=reason,
         config_file=where,
         settings=settings,
-        select=_codes(user.get("select"), where, "select") or pack.rules or ("DC",),
+        select=_codes(user.get("select"), where, "select") or (pack.rules if pack else ()),
         ignore=_codes(user.get("ignore"), where, "ignore"),
         severities={str(k): str(v) for k, v in severities.items()},
         per_file_ignores=_per_file_ignores(user.get("per-file-ignores"), where),
+        overrides=overrides,
+        key_lines=_key_lines(where, set(user)) if where else {},
     )
+
+
+def _key_lines(path: str, keys: set[str]) -> dict[str, int]:
+    """The line each top-level key of the user's config sits on, for findings about it
+    (the first line that starts with the key, in YAML or in the TOML table)."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            text = _read_bounded(fh, path)
+    except (OSError, UnicodeDecodeError, ConfigError):
+        return {}
+    out: dict[str, int] = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.lstrip().lstrip("\"'")
+        for key in keys:
+            if (
+                key not in out
+                and stripped.startswith(key)
+                and stripped[len(key) :].lstrip("\"'").lstrip().startswith(("=", ":"))
+            ):
+                out[key] = number
+    return out
 
 
 def _per_file_ignores(value: Any, where: str | None) -> dict[str, list[str]]:

@@ -5,7 +5,7 @@ from typing import NamedTuple
 from drift_check.config import Config
 from drift_check.facts import Facts
 from drift_check.rules import Finding, Rule, selected
-from drift_check.scanners import build_facts
+from drift_check.scanners import build_facts, discover_tree
 
 
 class Report(NamedTuple):
@@ -18,7 +18,9 @@ class Report(NamedTuple):
 def run(config: Config, select: tuple[str, ...] = (), ignore: tuple[str, ...] = ()) -> Report:
     """Scan the tree once, run every selected rule over the facts, drop what suppression
     comments and per-file ignores cover, return the findings sorted."""
-    facts = build_facts(config)
+    discovered = discover_tree(config)
+    config = discovered.config
+    facts = build_facts(config, discovered)
     rules = selected(select or config.select, config.ignore + ignore)
     found: set[Finding] = set()
     for r in rules:

@@ -262,7 +262,9 @@ class Facts(NamedTuple):
     the facts (one per run); nothing else in here changes after the scan."""
 
     root: str
-    preset: str
+    preset: str  # the pack (or `a+b` composite) the run used; "" when nothing was found
+    reason: str  # why: the config file, or what discovery found
+    components: Any  # drift_check.discovery.Components: what discovery found
     registry: Registry | None
     agents: dict[str, Agent]  # by name; the first file of a name (the contract rules' view)
     consumers: dict[str, Consumer]

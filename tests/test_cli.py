@@ -119,10 +119,16 @@ def test_missing_path_is_a_usage_error(tmp_path: Path, cli) -> None:  # type: ig
     assert "Traceback" not in run.err
 
 
-def test_no_known_layout(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
-    run = cli(str(tmp_path))
-    assert run.code == 2
-    assert "no known layout found" in run.err
+@pytest.mark.parametrize("quiet", [(), ("-q",)])
+def test_nothing_to_check_is_one_line_and_exit_0(tmp_path: Path, cli, quiet) -> None:  # type: ignore[no-untyped-def]
+    write_tree(tmp_path, {"README.md": "# A library\n", "src/lib.py": "X = 1\n"})
+    run = cli(str(tmp_path), *quiet)
+    assert run.code == 0
+    assert run.out == ""
+    assert run.err == (
+        f"drift-check: nothing to check in {tmp_path}: no agents, skills, commands,"
+        " manifests or contract registry found\n"
+    )
 
 
 def test_config_in_pyproject(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
@@ -229,5 +235,5 @@ def test_banner_counts_read_as_english(tmp_path: Path, cli) -> None:  # type: ig
         tmp_path, {".claude/agents/solo.md": "---\nname: solo\ndescription: Alone.\n---\n"}
     )
     err = cli(str(one), "--select", "DC601").err
-    assert "no registry in this preset, 1 agent, 1 consumer file, 1 rule" in err
-    assert "(5 rows), 6 agents, 11 consumer files" in cli(str(EXAMPLES)).err
+    assert "detected from .claude/agents/solo.md; 1 agent, 1 rule\n" in err
+    assert "(5 rows), 6 agents, 1 skill, 1 command, 11 consumer files" in cli(str(EXAMPLES)).err

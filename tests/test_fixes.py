@@ -111,7 +111,7 @@ def test_json_says_which_findings_have_a_fix(tmp_path: Path, cli) -> None:  # ty
 
 def test_a_symlinked_file_is_not_written_through(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
     root = _tree(tmp_path / "repo", {})
-    real = root / "skills-real/deploy/SKILL.md"
+    real = root / "drafts/deploy.md"
     real.parent.mkdir(parents=True)
     real.write_text("---\nname: deploy-prod\ndescription: Use when deploying.\n---\n")
     (root / "skills/deploy").mkdir(parents=True)

@@ -37,13 +37,15 @@ def as_dict(report: Report) -> dict[str, Any]:
         "version": SCHEMA_VERSION,
         "tool": {"name": "drift-check", "version": __version__},
         "root": report.config.root,
-        "preset": report.config.preset,
+        "preset": report.facts.preset,
         "registry": facts.settings.get("registry-path"),
         "summary": {
             "findings": len(findings),
             "by_code": dict(sorted(Counter(f.code for f in report.findings).items())),
             "by_severity": dict(sorted(Counter(f.severity for f in report.findings).items())),
-            "agents": len(facts.agents),
+            "agents": len(facts.all_agents),
+            "components": {noun.replace(" ", "_") + "s": n for n, noun in facts.components.counts()}
+            | {"agents": len(facts.all_agents), "skills": len(facts.skills)},
             "registry_rows": len(facts.registry.rows) if facts.registry else 0,
             "consumer_files": len(facts.consumers),
         },

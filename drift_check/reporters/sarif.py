@@ -134,7 +134,7 @@ def as_dict(report: Report, cwd: str) -> dict[str, Any]:
                 "originalUriBaseIds": {
                     BASE_ID: {"description": {"text": "The directory drift-check ran in."}}
                 },
-                "properties": {"preset": report.config.preset},
+                "properties": {"preset": report.facts.preset},
                 "results": results,
             }
         ],

@@ -53,18 +53,37 @@ def render(report: Report, color: bool = False, cwd: str | None = None) -> str:
 
 
 def banner(report: Report) -> str:
-    """One line for stderr: which preset and which registry were used."""
+    """One line for stderr: which packs were used and why, and what was found."""
     facts = report.facts
+    if nothing_found(report):
+        return escape(f"drift-check: nothing to check in {report.config.root}: {facts.reason}")
+    parts = []
     if facts.registry is not None:
-        registry = f"registry {facts.registry.path} ({_count(len(facts.registry.rows), 'row')})"
+        rows = _count(len(facts.registry.rows), "row")
+        parts.append(f"registry {facts.registry.path} ({rows})")
     elif facts.settings.get("registry"):
-        registry = "no registry found"
-    else:
-        registry = "no registry in this preset"
-    return escape(
-        f"drift-check: {report.config.reason}; {registry},"
-        f" {_count(len(facts.agents), 'agent')}, {_count(len(facts.consumers), 'consumer file')},"
-        f" {_count(len(report.rules), 'rule')}"
+        parts.append("no registry found")
+    counts = dict((noun, n) for n, noun in facts.components.counts())
+    counts["agent"] = len(facts.all_agents)
+    counts["skill"] = len(facts.skills)
+    parts += [_count(n, noun) for noun, n in counts.items() if n or noun == "agent"]
+    if facts.registry is not None or facts.quoted_markers:
+        parts.append(_count(len(facts.consumers), "consumer file"))
+    parts.append(_count(len(report.rules), "rule"))
+    return escape(f"drift-check: {facts.reason}; {', '.join(parts)}")
+
+
+def nothing_found(report: Report) -> bool:
+    """No component, no registry and no finding: the run checked nothing (exit 0, as ruff
+    does on a tree without Python files)."""
+    facts = report.facts
+    return (
+        not facts.preset
+        and not report.findings
+        and not facts.all_agents
+        and not facts.skills
+        and facts.registry is None
+        and facts.components.empty
     )
 
 

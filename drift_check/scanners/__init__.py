@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, NamedTuple
 
 from drift_check.config import Config
+from drift_check.discovery import DISCOVERY_SKIP, Components
 from drift_check.facts import (
     Agent,
     Directive,
@@ -25,9 +26,28 @@ from drift_check.scanners.files import Limits, Repo, matches
 from drift_check.scanners.registry import parse_registry
 
 
-def build_facts(config: Config) -> Facts:
+class Discovered(NamedTuple):
+    config: Config  # with its packs chosen
+    repo: Repo
+    components: Components
+
+
+def discover_tree(config: Config) -> Discovered:
+    """Walk the tree once, find its components, and choose the packs that fit them
+    (unless the config names one)."""
+    from drift_check.config import resolve
+    from drift_check.discovery import discover
+
+    early = config.settings
+    repo = Repo(config.root, Limits.from_settings(early), tuple(early.get("exclude", ())))
+    components = discover(repo, early.get("discovery-skip", DISCOVERY_SKIP))
+    return Discovered(resolve(config, repo, components), repo, components)
+
+
+def build_facts(config: Config, discovered: Discovered | None = None) -> Facts:
+    """Scan each component of the tree once into the facts the rules read."""
+    config, repo, components = discovered or discover_tree(config)
     settings = config.settings
-    repo = Repo(config.root, Limits.from_settings(settings), tuple(settings.get("exclude", ())))
     problems: list[InputProblem] = []
     registry_path = next((p for p in settings["registry"] if repo.exists(p)), None)
     registry = None
@@ -51,7 +71,14 @@ def build_facts(config: Config) -> Facts:
     def globs(key: str) -> list[str]:
         return settings_globs(settings, key, core)
 
-    agent_paths = [p for p in repo.glob(globs("agents")) if not matches(p, globs("agents-exclude"))]
+    excluded = globs("agents-exclude")
+    globbed = [p for p in repo.glob(globs("agents")) if not matches(p, excluded)]
+    agent_paths = sorted(
+        set(globbed).union(p for p in components.agents if not matches(p, excluded))
+    )
+    # with a registry, the contract rules see the agents of its system (the pack's `agents`
+    # globs); a plugin's agents beside it are checked as agents, not as rows
+    contract_scope = frozenset(globbed) if settings["registry"] else None
     agents: dict[str, Agent] = {}
     all_agents: list[Agent] = []
     agent_settings = {**settings, "include-follow": globs("include-follow")}
@@ -59,10 +86,13 @@ def build_facts(config: Config) -> Facts:
     for path in agent_paths:
         agent = scan_agent(path, repo, agent_settings, problems, cache)
         if agent is not None:
-            agents.setdefault(agent.name, agent)  # the contract rules see the first of a name
+            if contract_scope is None or path in contract_scope:
+                agents.setdefault(agent.name, agent)  # the contract rules see the first of a name
             all_agents.append(agent)
 
     markdown = set(repo.glob(globs("consumers")))
+    markdown.update(agent_paths)
+    markdown.update(components.commands)
     python = {p for p in repo.glob(globs("python-consumers")) if p.endswith(".py")}
     if registry is not None:
         for row in registry.rows:
@@ -82,7 +112,7 @@ def build_facts(config: Config) -> Facts:
     gates_by_path: dict[str, list[ReadGate]] = {}
     for gate in gates:
         gates_by_path.setdefault(gate.position.path, []).append(gate)
-    skill_paths = repo.glob(globs("skills"))
+    skill_paths = sorted(set(repo.glob(globs("skills"))).union(components.skills))
     skills: dict[str, Skill] = {}  # by path: two folders may hold skills of one name
     if skill_paths:
         from drift_check.scanners.skills import scan_skill
@@ -107,6 +137,8 @@ def build_facts(config: Config) -> Facts:
     return Facts(
         root=config.root,
         preset=config.preset,
+        reason=config.reason,
+        components=components,
         registry=registry,
         agents=agents,
         consumers=consumers,
@@ -115,7 +147,11 @@ def build_facts(config: Config) -> Facts:
         settings={**settings, "core": core, "registry-path": registry_path},
         existing_paths=repo.existing(),
         existing_dirs=_folders(repo.existing()),
-        agent_names=frozenset(p.rsplit("/", 1)[-1][: -len(".md")] for p in agent_paths),
+        agent_names=frozenset(
+            p.rsplit("/", 1)[-1][: -len(".md")]
+            for p in agent_paths
+            if contract_scope is None or p in contract_scope
+        ),
         read_gates={path: tuple(g) for path, g in gates_by_path.items()},
         skills=skills,
         all_agents=tuple(all_agents),

@@ -9,12 +9,19 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from drift_check.facts import InputProblem, Position, Source
+from drift_check.scanners.gitignore import (
+    MAX_GITIGNORE_BYTES,
+    IgnorePattern,
+    ignored,
+    parse_gitignore,
+)
 from drift_check.yaml_loader import MAX_ALIASES, MAX_DEPTH
 
 SKIPPED_DIRS = frozenset(
     {".git", ".hg", ".svn", "node_modules", ".venv", "venv", "__pycache__", ".tox", ".mypy_cache"}
 )
 DEFAULT_MAX_BYTES = 10 * 1024 * 1024
+_Ignores = list[tuple[str, tuple[IgnorePattern, ...]]]  # (folder prefix, its patterns)
 
 
 class Limits(NamedTuple):
@@ -130,7 +137,11 @@ class Repo:
     """
 
     def __init__(
-        self, root: str, limits: Limits | None = None, exclude: tuple[str, ...] = ()
+        self,
+        root: str,
+        limits: Limits | None = None,
+        exclude: tuple[str, ...] = (),
+        gitignore: bool = True,
     ) -> None:
         self.root = os.path.realpath(root)
         self.limits = limits = limits or Limits()
@@ -143,12 +154,13 @@ class Repo:
         self._links: set[str] = set()  # in-root symlinks to files, re-checked when read
         self._outside_links: list[tuple[str, bool]] = []
         self._reported: set[str] = set()
+        self.gitignore = gitignore  # skip what the tree's `.gitignore` files ignore
 
     def files(self) -> list[str]:
         """Every regular file (or in-root symlink to one) as a sorted repository path."""
         if self._files is None:
             found: list[str] = []
-            self._walk(self.root, "", found)
+            self._walk(self.root, "", found, [])
             found.sort()
             self._file_set = frozenset(found)  # an excluded file still exists (links, citations)
             if self.exclude:
@@ -162,15 +174,19 @@ class Repo:
         assert self._file_set is not None
         return self._file_set
 
-    def _walk(self, absdir: str, reldir: str, found: list[str]) -> None:
+    def _walk(self, absdir: str, reldir: str, found: list[str], ignores: _Ignores) -> None:
         try:
             entries = list(os.scandir(absdir))
         except OSError as exc:
             self._problem(reldir or ".", f"cannot list directory: {exc.strerror}")
             return
+        if self.gitignore:
+            ignores = self._gitignore(entries, reldir, ignores)
         for entry in entries:
             rel = f"{reldir}{entry.name}"
             try:
+                if ignores and ignored(ignores, rel, entry.is_dir()):
+                    continue
                 if entry.is_symlink():
                     if not self._inside(os.path.realpath(entry.path)):
                         # reported only if a scan wants it (or, for a folder, its files)
@@ -181,11 +197,25 @@ class Repo:
                     self._links.add(rel)
                 if entry.is_dir(follow_symlinks=False):
                     if entry.name not in SKIPPED_DIRS:
-                        self._walk(entry.path, rel + "/", found)
+                        self._walk(entry.path, rel + "/", found, ignores)
                 elif entry.is_file():
                     found.append(rel)
             except OSError as exc:
                 self._problem(rel, f"cannot stat: {exc.strerror}")
+
+    def _gitignore(self, entries: list[os.DirEntry[str]], reldir: str, above: _Ignores) -> _Ignores:
+        """The ignore rules in force in a folder: those above it, then its own `.gitignore`
+        (a regular file inside the root, read within a bound; anything else is not one)."""
+        entry = next((e for e in entries if e.name == ".gitignore"), None)
+        if entry is None or not entry.is_file(follow_symlinks=False):
+            return above
+        try:
+            with open(entry.path, "rb") as fh:
+                data = fh.read(MAX_GITIGNORE_BYTES)
+        except OSError:
+            return above
+        patterns = parse_gitignore(data.decode("utf-8", "replace"))
+        return [*above, (reldir, patterns)] if patterns else above
 
     def exists(self, path: str) -> bool:
         return path in self.existing()
