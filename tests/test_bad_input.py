@@ -272,7 +272,7 @@ def test_a_tree_without_its_registry_is_checked_as_what_it_holds(checked) -> Non
     # without its registry nothing says the tree is GSD: its agents and commands are
     # checked as Claude Code's
     assert run.err.startswith("drift-check: preset 'claude-code' detected from ")
-    assert ", 4 agents, 1 command," in run.err
+    assert "; 4 agents, 1 command, " in run.err
 
 
 COMMAND_CANARY = {  # the retired tag in a command: outside the `{core}` folder
