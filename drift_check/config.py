@@ -103,6 +103,7 @@ class Config(NamedTuple):
     per_file_ignores: dict[str, list[str]] = {}  # noqa: RUF012 (glob -> codes or prefixes)
     overrides: dict[str, Any] = {}  # noqa: RUF012 (the settings the user's config sets)
     key_lines: dict[str, int] = {}  # noqa: RUF012 (line of each key in the config file)
+    preset_set: bool = False  # the user's config names the preset
 
 
 def packs_dir() -> str:
@@ -459,6 +460,7 @@ def load_config(root: str, config_file: str | None = None) -> Config:
         per_file_ignores=_per_file_ignores(user.get("per-file-ignores"), where),
         overrides=overrides,
         key_lines=_key_lines(where, set(user)) if where else {},
+        preset_set=pack is not None,
     )
 
 

@@ -58,6 +58,8 @@ class Components(NamedTuple):
     mcp_files: tuple[str, ...]
     memory_files: tuple[str, ...]
     claude_folders: tuple[str, ...]  # every `.claude` folder holding agents, skills or commands
+    # (agent file, manifest, line of its `agents` key): beside listed agents, not listed
+    undeclared_agents: tuple[tuple[str, str, int], ...] = ()
 
     def counts(self) -> list[tuple[int, str]]:
         """What was found, for the banner and the JSON summary."""
@@ -86,12 +88,15 @@ def discover(repo: Repo, skip: Iterable[str] = ()) -> Components:
     marketplaces = [f for f in files if _is(f, MARKETPLACE_MANIFEST)]
     plugins: dict[str, Plugin] = {}
     declared: dict[str, list[str]] = {key: [] for key in COMPONENT_KEYS}
+    listed: list[tuple[str, list[str]]] = []  # (manifest, the agent files it lists)
     for path in sorted(f for f in files if _is(f, PLUGIN_MANIFEST)):
         root = _parent(_parent(path))
         data = _json(repo, path)
         name = data.get("name") if isinstance(data.get("name"), str) else None
         plugins[root] = Plugin(root, name, path, None)
+        before = len(declared["agents"])
         _declare(data, root, declared)
+        listed.append((path, [a for a in declared["agents"][before:] if a.endswith(".md")]))
     for path in marketplaces:
         data = _json(repo, path)
         base = _parent(_parent(path))
@@ -144,6 +149,18 @@ def discover(repo: Repo, skip: Iterable[str] = ()) -> Components:
     for key, found in (("agents", agents), ("commands", commands)):
         for target in declared[key]:
             found.update(_markdown_under(target, files, file_set))
+    undeclared = []
+    markdown_in: dict[str, list[str]] = {}
+    if any(agent_files for _, agent_files in listed):
+        for path in files:
+            if path.endswith(".md") and path.rsplit("/", 1)[-1].lower() not in INDEX_DOCUMENTS:
+                markdown_in.setdefault(_parent(path), []).append(path)
+    for manifest, agent_files in listed:
+        for folder in sorted({_parent(a) for a in agent_files}):
+            for path in markdown_in.get(folder, ()):
+                if path not in agents and _has_frontmatter(repo, path):
+                    line = _key_line(repo, manifest, '"agents"')
+                    undeclared.append((path, manifest, line))
     hooks = {f for f in files if _in_plugin_hooks(f, roots)}
     hooks.update(t for t in declared["hooks"] if t in file_set and t.endswith(".json"))
     hooks.update(f for f in files if _is(f, *SETTINGS_FILES) and _mentions(repo, f, '"hooks"'))
@@ -165,6 +182,7 @@ def discover(repo: Repo, skip: Iterable[str] = ()) -> Components:
         mcp_files=tuple(sorted(mcp)),
         memory_files=tuple(memory),
         claude_folders=tuple(sorted(claude)),
+        undeclared_agents=tuple(sorted(undeclared)),
     )
 
 
@@ -270,6 +288,12 @@ def _in_plugin_hooks(path: str, roots: frozenset[str]) -> bool:
 def _has_frontmatter(repo: Repo, path: str) -> bool:
     source = repo.read(path)
     return source is not None and source.text.startswith("---\n")
+
+
+def _key_line(repo: Repo, path: str, needle: str) -> int:
+    source = repo.read(path)
+    i = source.text.find(needle) if source is not None else -1
+    return 1 if source is None or i < 0 else source.text.count("\n", 0, i) + 1
 
 
 def _mentions(repo: Repo, path: str, needle: str) -> bool:

@@ -198,6 +198,25 @@ class Skill(NamedTuple):
     links: tuple[Link, ...]  # relative links and sibling-document mentions
 
 
+class SkillVariant(NamedTuple):
+    """A host copy `SKILL.<host>.md` beside a SKILL.md (`SKILL.codex.md`, `SKILL.cursor.md`):
+    the same skill published for another host, whose frontmatter must keep up with it."""
+
+    path: str
+    main: str  # the SKILL.md beside it
+    frontmatter: dict[str, Any] | None
+    frontmatter_lines: dict[str, int]
+
+
+class UndeclaredAgent(NamedTuple):
+    """An agent file beside the agents a plugin manifest lists by path, missing from that
+    list: Claude Code loads only the listed ones."""
+
+    path: str
+    manifest: str
+    key_line: int  # the manifest's `agents` line
+
+
 class MatrixRow(NamedTuple):
     agent: str
     position: Position
@@ -287,3 +306,6 @@ class Facts(NamedTuple):
     directives: dict[str, tuple[Directive, ...]]  # by path, for every file read
     sources: dict[str, Source]  # every file read, by path
     derived: dict[str, Any]
+    skill_variants: tuple[SkillVariant, ...] = ()
+    undeclared_agents: tuple[UndeclaredAgent, ...] = ()
+    skill_names: frozenset[str] = frozenset()  # folder names and frontmatter names of skills

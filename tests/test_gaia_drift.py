@@ -27,6 +27,7 @@ PLANTED = {
     ("DC507", "skills/investigation/SKILL.md", 1),  # injected, 100 lines (budget < 100)
     ("DC508", "skills/fast-queries/SKILL.md", 1),  # on demand, but over 5000 tokens
     ("DC509", "skills/context-updater/SKILL.md", 4),  # metadata user-invocable: false
+    ("DC510", "skills/git-conventions/SKILL.codex.md", 2),  # the Codex copy's old name
     # DC6xx: agent frontmatter
     ("DC601", "agents/gaia-planner.md", 1),  # no description
     ("DC602", "agents/gaia-operator.md", 2),  # name: gaia-ops

@@ -3,6 +3,7 @@
 - `inputs`      DC0xx  files that cannot be read or parsed
 - `suppressions` DC010 suppression comments that suppress nothing
 - `roster`      DC1xx  the registry as a roster of agents and cited paths
+- `plugins`     DC14x  what a plugin manifest lists against the files beside it
 - `emission`    DC2xx  what agents emit against what their rows declare
 - `consumption` DC3xx  who consumes each marker; phantom and misdirected matches
 - `read_tags`   DC4xx  the read-tag handshake between spawners and agents
@@ -22,6 +23,7 @@ from drift_check.rules import (
     inputs,
     links,
     orphans,
+    plugins,
     read_tags,
     restated,
     roster,
@@ -34,6 +36,7 @@ ALL_RULES: tuple[Rule, ...] = (
     *inputs.RULES,
     *suppressions.RULES,
     *roster.RULES,
+    *plugins.RULES,
     *emission.RULES,
     *consumption.RULES,
     *read_tags.RULES,

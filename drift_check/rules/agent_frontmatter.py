@@ -119,18 +119,40 @@ def agent_unknown_skill(facts: Facts) -> Iterator[Hit]:
 
     The skill is injected from `skills/<name>/SKILL.md`; a missing one is silently skipped,
     so the agent runs without the protocol it was meant to follow. Fix the name or add the
-    skill.
+    skill. An entry `plugin:skill` names a skill of another plugin: it is looked up in that
+    plugin when the plugin is in the tree, and left alone when it is not.
     """
-    known = {d.rsplit("/", 1)[-1] for d in facts.skill_dirs}
+    known = {d.rsplit("/", 1)[-1] for d in facts.skill_dirs} | facts.skill_names
+    plugins = {p.name: p.root for p in facts.components.plugins if p.name}
     for agent in _agents(facts):
         for ref in agent.skills or ():
-            if ref.name not in known:
+            plugin, _, skill = ref.name.rpartition(":")
+            if plugin:
+                root = plugins.get(plugin)
+                if root is None or _plugin_has_skill(facts, root, skill):
+                    continue
+                yield Hit(
+                    ref.position,
+                    f"agent `{agent.name}` lists skill `{ref.name}`, but plugin `{plugin}`"
+                    f" ({root or '.'}) has no skill `{skill}`; fix the name or add the skill",
+                    agent=agent.name,
+                )
+            elif ref.name not in known:
                 yield Hit(
                     ref.position,
                     f"agent `{agent.name}` lists skill `{ref.name}`, which does not exist;"
                     " fix the name or add the skill",
                     agent=agent.name,
                 )
+
+
+def _plugin_has_skill(facts: Facts, root: str, skill: str) -> bool:
+    prefix = root + "/" if root else ""
+    return any(
+        s.path.startswith(prefix)
+        and (s.name == skill or (s.frontmatter or {}).get("name") == skill)
+        for s in facts.skills.values()
+    )
 
 
 @rule(

@@ -156,6 +156,29 @@ def unresolved_include(facts: Facts) -> Iterator[Hit]:
     yield from _problems(facts, "include")
 
 
+@rule(
+    "DC008",
+    "config-matches-nothing",
+    failing="""
+        .drift-check.yaml:   agents: ["prompts/*.md"]      (there is no prompts/ folder)
+    """,
+    passing="""
+        .drift-check.yaml:   agents: ["prompt-library/*.md"]
+    """,
+    blind_spot=True,
+)
+def config_matches_nothing(facts: Facts) -> Iterator[Hit]:
+    """A pattern in the config names no file, or the configured preset finds none of its
+    components.
+
+    The run would pass having checked nothing that the config asked for: a moved folder or a
+    typo in a glob turns the check off in silence. Fix the pattern (globs are relative to
+    the repository root; `**` crosses folders), or remove it and let discovery find the
+    files.
+    """
+    yield from _problems(facts, "config-unmatched")
+
+
 RULES = (
     unreadable_file,
     registry_not_found,
@@ -163,4 +186,5 @@ RULES = (
     invalid_frontmatter,
     unterminated_fence,
     unresolved_include,
+    config_matches_nothing,
 )

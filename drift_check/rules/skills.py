@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import Any
 
 from drift_check.facts import Facts, Position, Skill
 from drift_check.rules.base import Hit, rule
@@ -324,6 +325,57 @@ def skill_metadata_invalid(facts: Facts) -> Iterator[Hit]:
                 )
 
 
+@rule(
+    "DC510",
+    "host-copy-lags",
+    failing="""
+        skills/review/SKILL.md:        name: review, metadata: {version: "1.4"}
+        skills/review/SKILL.codex.md:  name: review, metadata: {version: "1.3"}
+    """,
+    passing="""
+        skills/review/SKILL.md:        name: review, metadata: {version: "1.4"}
+        skills/review/SKILL.codex.md:  name: review, metadata: {version: "1.4"}
+    """,
+    blind_spot=True,
+)
+def host_copy_lags(facts: Facts) -> Iterator[Hit]:
+    """A host copy of a skill (`SKILL.<host>.md` beside its SKILL.md) has another `name` or
+    `metadata.version` than the SKILL.md.
+
+    Skills published for several hosts (Codex, Cursor, ...) keep one copy per host beside
+    the main file. When the main file is renamed or its version bumped and a copy is not,
+    that host loads a stale skill under the old identity. Update the copy's frontmatter
+    (and its text) to match the SKILL.md.
+    """
+    for variant in sorted(facts.skill_variants):
+        main = facts.skills.get(variant.main)
+        if main is None or main.frontmatter is None or variant.frontmatter is None:
+            continue
+        for label, ours, theirs, key in (
+            ("name", variant.frontmatter.get("name"), main.frontmatter.get("name"), "name"),
+            (
+                "metadata.version",
+                _version(variant.frontmatter),
+                _version(main.frontmatter),
+                "metadata",
+            ),
+        ):
+            if theirs is None or ours == theirs:
+                continue
+            line = variant.frontmatter_lines.get(key, 1)
+            now = "has none" if ours is None else f"has `{ours}`"
+            yield Hit(
+                Position(variant.path, line, 1),
+                f"host copy {now} as {label}, but {variant.main} has `{theirs}`;"
+                f" update the copy to `{theirs}`",
+            )
+
+
+def _version(frontmatter: dict[str, Any]) -> object:
+    metadata = frontmatter.get("metadata")
+    return metadata.get("version") if isinstance(metadata, dict) else None
+
+
 RULES = (
     skill_frontmatter_missing,
     skill_name_invalid,
@@ -334,4 +386,5 @@ RULES = (
     skill_over_line_budget,
     skill_over_token_budget,
     skill_metadata_invalid,
+    host_copy_lags,
 )

@@ -18,11 +18,13 @@ from drift_check.facts import (
     Skill,
     SkillMatrix,
     SkillTree,
+    SkillVariant,
     UnassignedList,
+    UndeclaredAgent,
 )
 from drift_check.scanners.agents import HeadingCache, scan_agent
 from drift_check.scanners.consumers import scan_consumers, settings_globs
-from drift_check.scanners.files import Limits, Repo, matches
+from drift_check.scanners.files import Limits, Repo, glob_pattern, matches
 from drift_check.scanners.registry import parse_registry
 
 
@@ -121,6 +123,8 @@ def build_facts(config: Config, discovered: Discovered | None = None) -> Facts:
             skill = scan_skill(path, repo, settings, problems)
             if skill is not None:
                 skills[path] = skill
+    variants = _variants(repo, components, problems)
+    problems.extend(_unmatched(config, repo, core, components, bool(all_agents or skills)))
     restated = _restated(repo, settings)
     links = [link for a in agents.values() for link in a.links]
     links += [link for s in skills.values() for link in s.links]
@@ -165,7 +169,81 @@ def build_facts(config: Config, discovered: Discovered | None = None) -> Facts:
         directives=_directives(repo),
         sources=repo.sources(),
         derived={},
+        skill_variants=variants,
+        undeclared_agents=tuple(
+            UndeclaredAgent(path, manifest, line)
+            for path, manifest, line in components.undeclared_agents
+        ),
+        skill_names=frozenset(s.name for s in skills.values()).union(
+            s.frontmatter["name"]
+            for s in skills.values()
+            if s.frontmatter and isinstance(s.frontmatter.get("name"), str)
+        ),
     )
+
+
+def _variants(
+    repo: Repo, components: Components, problems: list[InputProblem]
+) -> tuple[SkillVariant, ...]:
+    """Host copies of skills (`SKILL.<host>.md`), with their frontmatter."""
+    if not components.skill_variants:
+        return ()
+    from drift_check.scanners.frontmatter import read_frontmatter
+
+    out = []
+    for path, main in components.skill_variants:
+        source = repo.read(path)
+        if source is None:
+            continue
+        data, lines, problem = read_frontmatter(
+            source, repo.limits.max_yaml_depth, repo.limits.max_yaml_aliases
+        )
+        if problem is not None:
+            problems.append(problem)
+        out.append(SkillVariant(path, main, data, lines))
+    return tuple(out)
+
+
+# settings whose patterns name components: one that matches nothing is a mistake
+COMPONENT_GLOBS = ("agents", "skills", "consumers", "python-consumers", "dispatch-surfaces")
+
+
+def _unmatched(
+    config: Config, repo: Repo, core: str, components: Components, found: bool
+) -> list[InputProblem]:
+    """What the user's config names that the tree does not have: a component pattern that
+    matches no file, or a preset forced on a tree with none of its components. Either would
+    otherwise pass having checked nothing."""
+    if config.config_file is None:
+        return []
+    import os
+
+    where = os.path.relpath(config.config_file, config.root).replace(os.sep, "/")
+    out = []
+    existing = repo.existing()
+    for key in sorted(set(config.overrides) & set(COMPONENT_GLOBS)):
+        for glob in settings_globs(config.overrides, key, core):
+            pattern = glob_pattern(glob)
+            if not any(pattern.match(f) for f in existing):
+                out.append(
+                    InputProblem(
+                        Position(where, config.key_lines.get(key, 1), 1),
+                        "config-unmatched",
+                        f"`{key}` pattern `{glob}` matches no file in the tree; fix the"
+                        " pattern or remove it",
+                    )
+                )
+    if config.preset_set and not found and components.empty and not config.settings["registry"]:
+        out.append(
+            InputProblem(
+                Position(where, config.key_lines.get("preset", 1), 1),
+                "config-unmatched",
+                f"preset {config.preset!r} is set, but the tree has none of its components"
+                " (agents, skills, commands, manifests); check the path, the preset or the"
+                " patterns",
+            )
+        )
+    return out
 
 
 def _core_folder(repo: Repo, found: str | None, candidates: list[str]) -> str:
