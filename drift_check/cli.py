@@ -286,8 +286,15 @@ def init_cmd(path: str) -> int:
     preset, probe = detected
     target = os.path.join(path, ".drift-check.yaml")
     reason = f"Preset '{preset}' was chosen because {probe} exists"
+    text = STARTER.format(reason=reason, preset=preset)
+    if "+" in preset:  # several systems: discovery keeps choosing all of them
+        reason = f"Presets {', '.join(preset.split('+'))} were chosen because {probe} exist"
+        text = STARTER.format(reason=reason, preset=preset).replace(
+            f"preset: {preset}\n",
+            "# preset: (left unset, so discovery keeps checking each system it finds)\n",
+        )
     with open(target, "x", encoding="utf-8") as fh:
-        fh.write(STARTER.format(reason=reason, preset=preset))
+        fh.write(text)
     click.echo(f"drift-check: wrote {target}: {reason.lower()}.")
     return EXIT_CLEAN
 
