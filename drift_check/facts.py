@@ -20,7 +20,9 @@ class InputProblem(NamedTuple):
     """A file that could not be read or parsed; the rest of the tree is still checked."""
 
     position: Position
-    kind: str  # "unreadable", "registry-missing", "registry-row", "frontmatter", "fence", "include"
+    # "unreadable", "registry-missing", "registry-row", "frontmatter", "fence", "include",
+    # "matrix-missing"
+    kind: str
     message: str
 
 
@@ -226,6 +228,9 @@ class MatrixRow(NamedTuple):
     # matrix has one column of each
     frontmatter_cell: tuple[int, int] | None = None
     on_demand_cell: tuple[int, int] | None = None
+    # skills of columns whose header does not say how they load (`Domain Skills`): Gaia's
+    # trees have used that column both for per-agent frontmatter skills and for on-demand ones
+    either: tuple[Named, ...] = ()
 
 
 class SkillMatrix(NamedTuple):

@@ -25,7 +25,7 @@ PLANTED = {
     ("DC505", "skills/request-approval/SKILL.md", 4),  # compatibility over 500 characters
     ("DC506", "skills/terraform-patterns/SKILL.md", 4),  # triggers: is not a skill key
     ("DC507", "skills/investigation/SKILL.md", 1),  # injected, 100 lines (budget < 100)
-    ("DC508", "skills/fast-queries/SKILL.md", 1),  # on demand, but over 5000 tokens
+    ("DC508", "skills/fast-queries/SKILL.md", 1),  # over 5000 tokens (information)
     ("DC509", "skills/context-updater/SKILL.md", 4),  # metadata user-invocable: false
     ("DC510", "skills/git-conventions/SKILL.codex.md", 2),  # the Codex copy's old name
     # DC6xx: agent frontmatter
@@ -53,6 +53,10 @@ MATRIX_ROW = "skills/README.md:69:3"
 FRONTMATTER_ENTRY = "agents/gaia-operator.md:9:5"
 
 _FAMILIES = ("DC5", "DC6", "DC7", "DC8", "DC9")
+# rules this tree cannot show beside the others, with where their cases are instead
+_NOT_PLANTABLE = {
+    "DC806": "a tree whose matrix is checked has one; tests/fixtures/rules/DC806.yaml",
+}
 
 
 def _run(tmp_path: Path, cli, *argv: str):  # type: ignore[no-untyped-def]
@@ -70,12 +74,15 @@ def test_reports_exactly_the_planted_drifts(tmp_path: Path, cli) -> None:  # typ
     assert set(found) == PLANTED
     severities = {f["code"]: f["severity"] for f in data["findings"]}
     assert severities.pop("DC901") == "info"
+    assert severities.pop("DC508") == "info"  # the specification recommends, not requires
     assert set(severities.values()) == {"error"}
 
 
 def test_one_drift_of_each_rule_and_each_commented() -> None:
     """PLANTED covers every DC5xx-DC9xx rule once, and the fixture comments each of them."""
-    rules = sorted(r.code for r in ALL_RULES if r.code.startswith(_FAMILIES))
+    rules = sorted(
+        r.code for r in ALL_RULES if r.code.startswith(_FAMILIES) and r.code not in _NOT_PLANTABLE
+    )
     assert sorted(code for code, _path, _line in PLANTED) == rules
     commented = set(re.findall(r"^# (DC\d{3})\b", TREE.read_text(encoding="utf-8"), re.M))
     assert commented == set(rules)

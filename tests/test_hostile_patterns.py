@@ -46,7 +46,12 @@ from drift_check.scanners.registry import (
     parse_marker_cell,
     parse_registry,
 )
-from drift_check.scanners.restated import find_matrix, find_tree, find_unassigned
+from drift_check.scanners.restated import (
+    find_matrix,
+    find_tree,
+    find_unassigned,
+    matrix_not_found,
+)
 
 SIZE = 100_000
 LIMIT = 1.0  # seconds
@@ -126,6 +131,11 @@ def run_unassigned(text: str, repo: Repo) -> object:
 def run_matrix(text: str, repo: Repo) -> object:
     spec = {"agent-column": "Agent", "frontmatter-columns": ["Skills"]}
     return find_matrix(Source("README.md", text), spec)
+
+
+def run_matrix_by_shape(text: str, repo: Repo) -> object:
+    source = Source("README.md", text)
+    return find_matrix(source, {}) or matrix_not_found(source, {})
 
 
 def run_tree(text: str, repo: Repo) -> object:
@@ -310,6 +320,26 @@ CASES = [
         run_matrix,
         fill("x, ", "| Agent | Skills |\n|---|---|\n| a | "),
         id="matrix: long skills cell",
+    ),
+    pytest.param(
+        run_matrix_by_shape,
+        fill("a" + " " * 50 + "b, ", "| Agent | Core | On demand |\n|---|---|---|\n| a | ", " |\n"),
+        id="matrix: entries with long runs of blanks",
+    ),
+    pytest.param(
+        run_matrix_by_shape,
+        fill("skills not in ", "| Agent ", " x |\n|---|\n"),
+        id="matrix: a long header cell of column words",
+    ),
+    pytest.param(
+        run_matrix_by_shape,
+        fill("| Agent | Skills |\n|---|---|\n\n"),
+        id="matrix: many tables, none of the shape",
+    ),
+    pytest.param(
+        run_matrix_by_shape,
+        fill("(", "| Agent | Core | On demand |\n|---|---|---|\n| a | b ", "x) |\n"),
+        id="matrix: an annotation that never closes",
     ),
     pytest.param(run_tree, fill("├── ", "```\nskills/\n", "\n```\n"), id="tree: marks repeated"),
     pytest.param(run_tree, fill("    ├── a\n", "```\nskills/\n", "```\n"), id="tree: many entries"),

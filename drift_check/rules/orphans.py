@@ -24,12 +24,20 @@ def orphan_skill(facts: Facts) -> Iterator[Hit]:
 
     Nothing loads it and nobody documents it: it is dead weight or a forgotten wiring.
     Mention it where it is used, or delete it. Information only: it does not fail a run.
+
+    Only where skills reach agents through frontmatter: a tree whose pack restates the
+    wiring in a skill matrix (`skill-matrix`, as Gaia's), and skills beside agents that list
+    skills in `skills:`. Claude Code finds a plugin's skills by their description, and
+    catalogues register theirs in code, so elsewhere no skill is an orphan.
     """
+    if not facts.settings.get("skill-matrix"):
+        return
     injected = {ref.name for a in facts.all_agents for ref in a.skills or ()}
+    wired = {_root(a.path, "agents") for a in facts.all_agents if a.skills}
     for path in sorted(facts.skills):
         skill = facts.skills[path]
         name = skill.name
-        if name in injected:
+        if name in injected or _root(skill.directory, "skills") not in wired:
             continue
         elsewhere = [
             p for p in facts.mentions.get(name, ()) if not p.startswith(skill.directory + "/")
@@ -40,6 +48,16 @@ def orphan_skill(facts: Facts) -> Iterator[Hit]:
                 f"skill `{name}` is mentioned by no agent, skill, workflow or README; wire it"
                 " in or delete it",
             )
+
+
+def _root(path: str, folder: str) -> str:
+    """The folder holding the last `agents/` or `skills/` of a path (`""` at the top, a
+    plugin's folder, `.claude`); an agent outside an `agents/` folder counts from its own."""
+    parts = path.split("/")
+    for i in range(len(parts) - 2, -1, -1):
+        if parts[i] == folder:
+            return "/".join(parts[:i])
+    return "/".join(parts[:-1])
 
 
 RULES = (orphan_skill,)

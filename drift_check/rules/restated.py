@@ -5,16 +5,36 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from drift_check.facts import Facts, Position
+from drift_check.facts import Agent, Facts, Position
 from drift_check.rules.base import Hit, rule
 from drift_check.rules.edits import rewrite_matrix_row
 
 
-def _skills_line(facts: Facts, agent: str) -> str:
-    a = facts.agents[agent]
-    if "skills" not in a.frontmatter_lines:
-        return f"{a.path} (which has no `skills:`)"
-    return str(Position(a.path, a.frontmatter_lines["skills"], 1))
+def _skills_line(agent: Agent) -> str:
+    if "skills" not in agent.frontmatter_lines:
+        return f"{agent.path} (which has no `skills:`)"
+    return str(Position(agent.path, agent.frontmatter_lines["skills"], 1))
+
+
+def _stem(agent: Agent) -> str:
+    return agent.path.rsplit("/", 1)[-1][: -len(".md")]
+
+
+def _matrix_agents(facts: Facts) -> dict[str, Agent]:
+    """The agents a matrix row may name: by file stem, else by frontmatter `name` (plugin
+    agents are often named unlike their files)."""
+    found = facts.derived.get("matrix-agents")
+    if found is None:
+        found = {}
+        ordered = sorted(facts.all_agents, key=lambda a: a.path)
+        for agent in ordered:
+            found.setdefault(_stem(agent), agent)
+        for agent in ordered:
+            name = (agent.frontmatter or {}).get("name")
+            if isinstance(name, str) and name.strip():
+                found.setdefault(name.strip(), agent)
+        facts.derived["matrix-agents"] = found
+    return found
 
 
 @rule(
@@ -32,21 +52,31 @@ def _skills_line(facts: Facts, agent: str) -> str:
 def matrix_disagrees_with_frontmatter(facts: Facts) -> Iterator[Hit]:
     """A skill assignment matrix row disagrees with the agent's frontmatter `skills:`.
 
-    Each skill in the row's frontmatter column must be in the agent's `skills:` list and each
-    listed skill in the row; a skill in the row's on-demand column must not be in the list.
-    The message names both sides. Update the table from the frontmatter.
+    Each skill in the row's frontmatter column must be in the agent's `skills:` list (an
+    agent with no `skills:` lists none) and each listed skill in the row; a skill in the
+    row's on-demand column must not be in the list. A column whose header does not say how
+    its skills load (`Domain Skills`) may hold either kind. The message names both sides.
+    Update the table from the frontmatter.
+
+    The matrix is the first table of the `skill-matrix` file with an agent column, a column
+    of frontmatter skills (a header saying `Frontmatter`, `Core`, `Injected`, `Always
+    loaded`, `Preloaded`) and one of other skills (`On demand`, `Optional`, `Loaded when`;
+    or `Domain`, `Skills`), whatever the rest of the header says; `skill-matrix` can name
+    the columns instead.
     """
     matrix = facts.matrix
     if matrix is None:
         return
+    agents = _matrix_agents(facts)
     for row in matrix.rows:
-        agent = facts.agents.get(row.agent)
+        agent = agents.get(row.agent)
         if agent is None or agent.path in facts.frontmatter_errors:
             continue
         listed = {ref.name: ref for ref in agent.skills or ()}
-        fix = rewrite_matrix_row(facts, row, list(listed))
-        fm_line = _skills_line(facts, row.agent)
-        claimed = {ref.name for ref in row.frontmatter}
+        either = {ref.name for ref in row.either}
+        fix = rewrite_matrix_row(facts, row, [n for n in listed if n not in either])
+        fm_line = _skills_line(agent)
+        claimed = {ref.name for ref in row.frontmatter} | either
         for ref in row.frontmatter:
             if ref.name not in listed:
                 yield Hit(
@@ -97,9 +127,10 @@ def matrix_row_missing_or_unknown(facts: Facts) -> Iterator[Hit]:
     matrix = facts.matrix
     if matrix is None:
         return
+    agents = _matrix_agents(facts)
     rows = {row.agent for row in matrix.rows}
     for row in matrix.rows:
-        if row.agent not in facts.agent_names:
+        if row.agent not in facts.agent_names and row.agent not in agents:
             yield Hit(
                 row.position,
                 f"the matrix has a row for `{row.agent}`, but there is no such agent; remove"
@@ -107,10 +138,12 @@ def matrix_row_missing_or_unknown(facts: Facts) -> Iterator[Hit]:
                 agent=row.agent,
             )
     for name in sorted(facts.agents):
-        if facts.agents[name].skills and name not in rows:
+        agent = facts.agents[name]
+        known_as = {name, _stem(agent), str((agent.frontmatter or {}).get("name", "")).strip()}
+        if agent.skills and not known_as & rows:
             yield Hit(
                 matrix.position,
-                f"`{name}` lists skills in its frontmatter ({_skills_line(facts, name)}) but"
+                f"`{name}` lists skills in its frontmatter ({_skills_line(agent)}) but"
                 " has no row in the skill matrix; add one",
                 agent=name,
             )
@@ -205,10 +238,41 @@ def tree_lists_missing_path(facts: Facts) -> Iterator[Hit]:
             )
 
 
+@rule(
+    "DC806",
+    "skill-matrix-not-found",
+    failing="""
+        skills/README.md:  **Skill assignment matrix:**
+
+                           | Agent | Skills |
+                           |-------|--------|
+    """,
+    passing="""
+        skills/README.md:  | Agent | Frontmatter (always loaded) | On demand |
+                           |-------|-----------------------------|-----------|
+    """,
+)
+def skill_matrix_not_found(facts: Facts) -> Iterator[Hit]:
+    """The configured skill assignment matrix is not there: its file has no table of that
+    shape, or the file the config names does not exist.
+
+    Without the table nothing compares the README with the agents' frontmatter, and a
+    passing run would say nothing about it. The finding sits on the table with an agent
+    column that comes closest, else on the line that mentions the matrix, else on line 1.
+    Give the table a column of frontmatter skills and one of other skills (see DC801 for
+    the header words), or name its columns in `skill-matrix`. A pack's default file that
+    this tree does not have is not reported.
+    """
+    for p in facts.problems:
+        if p.kind == "matrix-missing":
+            yield Hit(p.position, p.message)
+
+
 RULES = (
     matrix_disagrees_with_frontmatter,
     matrix_row_missing_or_unknown,
     unassigned_list_names_assigned_skill,
     tree_omits_skill,
     tree_lists_missing_path,
+    skill_matrix_not_found,
 )

@@ -125,7 +125,7 @@ def build_facts(config: Config, discovered: Discovered | None = None) -> Facts:
                 skills[path] = skill
     variants = _variants(repo, components, problems)
     problems.extend(_unmatched(config, repo, core, components, bool(all_agents or skills)))
-    restated = _restated(repo, settings)
+    restated = _restated(repo, settings, _config_key(config, "skill-matrix"), problems)
     links = [link for a in agents.values() for link in a.links]
     links += [link for s in skills.values() for link in s.links]
     anchors: dict[str, frozenset[str]] = {}
@@ -256,27 +256,55 @@ def _core_folder(repo: Repo, found: str | None, candidates: list[str]) -> str:
     return next((f for f in folders if any(p.startswith(f + "/") for p in files)), "")
 
 
+def _config_key(config: Config, key: str) -> Position | None:
+    """Where the user's config sets `key`, if it does."""
+    if config.config_file is None or key not in config.overrides:
+        return None
+    import os
+
+    where = os.path.relpath(config.config_file, config.root).replace(os.sep, "/")
+    return Position(where, config.key_lines.get(key, 1), 1)
+
+
 def _restated(
-    repo: Repo, settings: dict[str, Any]
+    repo: Repo, settings: dict[str, Any], matrix_key: Position | None, problems: list[InputProblem]
 ) -> tuple[SkillMatrix | None, tuple[UnassignedList, ...], SkillTree | None]:
     """The skill matrix, the "not in any agent frontmatter" lists and the skills tree, from
-    the files the pack names."""
+    the files the pack names. A matrix that is configured but not there is a problem; where
+    the file itself is missing, only when the user's config names it (at `matrix_key`): a
+    pack's default file may simply not be in this tree."""
     matrix = None
     spec = settings.get("skill-matrix")
     phrases = settings.get("unassigned-phrases") or []
     tree_file = settings.get("skill-tree-file")
     if not (spec or phrases or tree_file):
         return None, (), None
-    from drift_check.scanners.restated import find_matrix, find_tree, find_unassigned
+    from drift_check.scanners.restated import (
+        find_matrix,
+        find_tree,
+        find_unassigned,
+        matrix_not_found,
+    )
 
     unassigned: list[UnassignedList] = []
-    files = {spec.get("file")} if spec else set()
-    if spec and repo.exists(str(spec.get("file"))):
-        source = repo.read(str(spec["file"]))
+    matrix_file = str(spec.get("file") or "skills/README.md") if spec else None
+    if matrix_file is not None and repo.exists(matrix_file):
+        source = repo.read(matrix_file)
         if source is not None:
             matrix = find_matrix(source, spec)
+            if matrix is None:
+                problems.append(matrix_not_found(source, spec))
+    elif matrix_file is not None and matrix_key is not None:
+        problems.append(
+            InputProblem(
+                matrix_key,
+                "matrix-missing",
+                f"`skill-matrix` names {matrix_file}, which does not exist; fix"
+                " `skill-matrix.file`, or remove the setting",
+            )
+        )
     tree = None
-    for path in sorted(f for f in files | {tree_file} if f and repo.exists(f)):
+    for path in sorted(f for f in {matrix_file, tree_file} if f and repo.exists(f)):
         source = repo.read(path)
         if source is None:
             continue
