@@ -250,6 +250,31 @@ def _check_settings(values: dict[str, Any], where: str, prefix: str = "") -> Non
                 "dict": "a mapping",
             }[kind]
             raise ConfigError(f"{where}: `{prefix}{key}` must be {want}{' or null' * optional}")
+        if key == "skill-matrix" and value is not None:
+            _check_skill_matrix(value, where, f"{prefix}{key}")
+
+
+SKILL_MATRIX_KEYS = {
+    "file": "str",
+    "agent-column": "str",
+    "frontmatter-columns": "list",
+    "on-demand-columns": "list",
+}
+
+
+def _check_skill_matrix(value: dict[str, Any], where: str, name: str) -> None:
+    """`skill-matrix` is a file and, optionally, the names of its columns."""
+    for key, item in value.items():
+        kind = SKILL_MATRIX_KEYS.get(key)
+        if kind is None:
+            known = ", ".join(SKILL_MATRIX_KEYS)
+            raise ConfigError(f"{where}: unknown key `{name}.{key}` (known: {known})")
+        ok = isinstance(item, str) or (
+            kind == "list" and isinstance(item, list) and all(isinstance(v, str) for v in item)
+        )
+        if not ok:
+            want = "a string" if kind == "str" else "a list of strings"
+            raise ConfigError(f"{where}: `{name}.{key}` must be {want}")
 
 
 def _inside(root: str, path: str) -> bool:

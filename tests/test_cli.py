@@ -167,6 +167,11 @@ def test_severity_override(tmp_path: Path, cli) -> None:  # type: ignore[no-unty
         ("max-line-length: -1\n", "`max-line-length` must be a whole number, 0 or more"),
         ("preset: nosuch\n", "unknown preset 'nosuch'"),
         ("preset: [gsd\n", ".drift-check.yaml:"),
+        ("skill-matrix:\n  fil: x.md\n", "unknown key `skill-matrix.fil`"),
+        (
+            "skill-matrix:\n  on-demand-columns: 7\n",
+            "`skill-matrix.on-demand-columns` must be a list of strings",
+        ),
     ],
 )
 def test_config_errors_name_the_file_and_key(tmp_path: Path, cli, config: str, error: str) -> None:  # type: ignore[no-untyped-def]

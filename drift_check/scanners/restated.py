@@ -70,11 +70,17 @@ def column_role(header: str) -> str | None:
     return None
 
 
+def _listed(spec: dict[str, Any], key: str) -> list[str]:
+    """A list of column names from the config; one name alone is a list of one."""
+    value = spec.get(key) or []
+    return [str(v) for v in value] if isinstance(value, list) else [str(value)]
+
+
 def _configured_roles(spec: dict[str, Any]) -> dict[str, str]:
     """Column keys the config names, with their role (`agent-column`, `frontmatter-columns`,
     `on-demand-columns`)."""
-    roles = {column_key(str(c)): FRONTMATTER for c in spec.get("frontmatter-columns") or []}
-    roles.update({column_key(str(c)): ON_DEMAND for c in spec.get("on-demand-columns") or []})
+    roles = {column_key(c): FRONTMATTER for c in _listed(spec, "frontmatter-columns")}
+    roles.update({column_key(c): ON_DEMAND for c in _listed(spec, "on-demand-columns")})
     if spec.get("agent-column"):
         roles[column_key(str(spec["agent-column"]))] = AGENT
     return roles
@@ -194,8 +200,7 @@ def find_matrix(source: Source, spec: dict[str, Any]) -> SkillMatrix | None:
 def matrix_not_found(source: Source, spec: dict[str, Any]) -> InputProblem:
     """Why `source` has no skill matrix, at the table that comes closest (one with an agent
     column), else at the line that speaks of the matrix, else at the top of the file."""
-    named = [str(c) for c in (spec.get("frontmatter-columns") or [])]
-    named += [str(c) for c in (spec.get("on-demand-columns") or [])]
+    named = _listed(spec, "frontmatter-columns") + _listed(spec, "on-demand-columns")
     if named:
         want = "an agent column and the columns " + ", ".join(f"`{c}`" for c in named)
     else:
