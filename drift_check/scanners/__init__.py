@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 from drift_check.config import Config
-from drift_check.discovery import DISCOVERY_SKIP, Components
+from drift_check.discovery import DISCOVERY_SKIP, Components, is_index_document
 from drift_check.facts import (
     Agent,
     Directive,
@@ -74,7 +74,11 @@ def build_facts(config: Config, discovered: Discovered | None = None) -> Facts:
         return settings_globs(settings, key, core)
 
     excluded = globs("agents-exclude")
-    globbed = [p for p in repo.glob(globs("agents")) if not matches(p, excluded)]
+    globbed = [
+        p
+        for p in repo.glob(globs("agents"))
+        if not matches(p, excluded) and not is_index_document(p)
+    ]
     agent_paths = sorted(
         set(globbed).union(p for p in components.agents if not matches(p, excluded))
     )
