@@ -27,11 +27,15 @@ PLUGIN_MANIFEST = ".claude-plugin/plugin.json"
 MARKETPLACE_MANIFEST = ".claude-plugin/marketplace.json"
 MEMORY_FILES = frozenset({"CLAUDE.md", "CLAUDE.local.md", "AGENTS.md", "GEMINI.md"})
 # documents that sit beside agents or commands without being one
-INDEX_DOCUMENTS = frozenset({"readme.md", "contributing.md", "license.md", "claude.md", "agents.md"})
+INDEX_DOCUMENTS = frozenset(
+    {"readme.md", "contributing.md", "license.md", "claude.md", "agents.md"}
+)
 
 
 def is_index_document(path: str) -> bool:
     return path.rsplit("/", 1)[-1].lower() in INDEX_DOCUMENTS
+
+
 # folders whose contents are never components: test fixtures broken on purpose (the
 # `discovery-skip` setting); memory files are also not read in templates of other projects
 DISCOVERY_SKIP = ("**/fixtures/**", "**/__fixtures__/**", "**/testdata/**", "**/test-fixtures/**")

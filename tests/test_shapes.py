@@ -25,7 +25,9 @@ SHAPES = sorted((FIXTURES / "shapes").glob("*.yaml"))
 
 
 def _findings(run) -> list[str]:  # type: ignore[no-untyped-def]
-    return sorted(f"{f['code']} {f['path']}:{f['line']}:{f['column']}" for f in run.json()["findings"])
+    return sorted(
+        f"{f['code']} {f['path']}:{f['line']}:{f['column']}" for f in run.json()["findings"]
+    )
 
 
 @pytest.mark.parametrize("path", SHAPES, ids=[p.stem for p in SHAPES])
