@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from drift_check.config import Config
-from drift_check.discovery import DISCOVERY_SKIP, Components, is_index_document
 from drift_check.facts import (
     Agent,
     Directive,
@@ -27,6 +26,9 @@ from drift_check.scanners.consumers import scan_consumers, settings_globs
 from drift_check.scanners.files import Limits, Repo, glob_pattern, matches
 from drift_check.scanners.registry import parse_registry
 
+if TYPE_CHECKING:  # discovery imports the scanners' file layer: no import cycle at start-up
+    from drift_check.discovery import Components
+
 
 class Discovered(NamedTuple):
     config: Config  # with its packs chosen
@@ -38,7 +40,7 @@ def discover_tree(config: Config) -> Discovered:
     """Walk the tree once, find its components, and choose the packs that fit them
     (unless the config names one)."""
     from drift_check.config import resolve
-    from drift_check.discovery import discover
+    from drift_check.discovery import DISCOVERY_SKIP, discover
 
     early = config.settings
     repo = Repo(config.root, Limits.from_settings(early), tuple(early.get("exclude", ())))
@@ -48,6 +50,8 @@ def discover_tree(config: Config) -> Discovered:
 
 def build_facts(config: Config, discovered: Discovered | None = None) -> Facts:
     """Scan each component of the tree once into the facts the rules read."""
+    from drift_check.discovery import is_index_document
+
     config, repo, components = discovered or discover_tree(config)
     settings = config.settings
     problems: list[InputProblem] = []
