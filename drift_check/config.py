@@ -68,6 +68,11 @@ SETTING_TYPES: dict[str, str] = {
     "agent-required-keys": "list",
     "agent-skills-prefix": "list",
     "known-tools": "list",
+    "removed-tools": "map",
+    "agent-allowed-keys": "list",
+    "agent-name-matches-file": "bool",
+    "commands": "list",
+    "command-allowed-keys": "list",
     "skill-matrix": "dict?",
     "unassigned-phrases": "list",
     "skill-tree-file": "str?",
@@ -240,6 +245,8 @@ def _check_settings(values: dict[str, Any], where: str, prefix: str = "") -> Non
             "list": (isinstance(value, list) and all(isinstance(v, str) for v in value))
             or (key == "registry" and isinstance(value, str)),
             "dict": isinstance(value, dict),
+            "map": isinstance(value, dict)
+            and all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()),
         }[kind]
         if not ok:
             want = {
@@ -248,6 +255,7 @@ def _check_settings(values: dict[str, Any], where: str, prefix: str = "") -> Non
                 "bool": "true or false",
                 "list": "a list of strings",
                 "dict": "a mapping",
+                "map": "a mapping of strings to strings",
             }[kind]
             raise ConfigError(f"{where}: `{prefix}{key}` must be {want}{' or null' * optional}")
         if key == "skill-matrix" and value is not None:

@@ -122,6 +122,7 @@ class Agent(NamedTuple):
     skills: tuple[Named, ...] | None = None  # the frontmatter `skills:` list, if any
     tool_names: tuple[Named, ...] = ()  # the `tools:` entries with their positions
     links: tuple[Link, ...] = ()
+    disallowed_tool_names: tuple[Named, ...] = ()  # the `disallowedTools:` entries
 
     def emits(self, marker: str) -> bool:
         return any(e.text == marker for e in self.emissions)
@@ -198,6 +199,20 @@ class Skill(NamedTuple):
     line_count: int  # counted as the pack says (`skill-line-count`)
     token_estimate: int
     links: tuple[Link, ...]  # relative links and sibling-document mentions
+    allowed_tools: tuple[Named, ...] = ()  # the `allowed-tools:` entries
+    disallowed_tools: tuple[Named, ...] = ()  # the `disallowed-tools:` entries
+
+
+class Command(NamedTuple):
+    """A slash command file (`commands/**/*.md`): its name is its path under `commands/`,
+    folders joined with `:` (`commands/db/migrate.md` is `db:migrate`)."""
+
+    name: str
+    path: str
+    frontmatter: dict[str, Any] | None  # None when absent or invalid
+    frontmatter_lines: dict[str, int]
+    allowed_tools: tuple[Named, ...] = ()  # the `allowed-tools:` entries
+    disallowed_tools: tuple[Named, ...] = ()  # the `disallowed-tools:` entries
 
 
 class SkillVariant(NamedTuple):
@@ -314,3 +329,5 @@ class Facts(NamedTuple):
     skill_variants: tuple[SkillVariant, ...] = ()
     undeclared_agents: tuple[UndeclaredAgent, ...] = ()
     skill_names: frozenset[str] = frozenset()  # folder names and frontmatter names of skills
+    # by path; a NamedTuple default, never mutated
+    commands: dict[str, Command] = {}  # noqa: RUF012

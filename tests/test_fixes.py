@@ -155,3 +155,23 @@ def test_no_row_is_offered_for_a_name_that_would_split_the_table(tmp_path: Path,
     found = cli(str(root), "--format", "json", "-q", "--select", "DC103").json()["findings"]
     fixes = {f["path"]: "fix" in f for f in found}
     assert fixes == {"agents/gsd-a|b.md": False, "agents/gsd-ab.md": True}
+
+
+def test_a_removed_tool_is_dropped_only_where_the_edit_is_clean(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    """DC607 removes an entry only with its separator on the same line or as a whole
+    `- item` line, and never empties a list (no list means every tool)."""
+    agents = {
+        "agents/alone.md": "---\nname: alone\ndescription: A.\ntools: TeamDelete\n---\n",
+        "agents/quoted.md": (
+            '---\nname: quoted\ndescription: Q.\ntools:\n  - Read\n  - "TeamDelete"\n---\n'
+        ),
+        "agents/inline.md": "---\nname: inline\ndescription: I.\ntools: Read, TeamDelete\n---\n",
+    }
+    root = write_tree(tmp_path, tree_files("claude-code", agents))
+    found = cli(str(root), "--format", "json", "-q", "--select", "DC607").json()["findings"]
+    fixes = {f["path"]: f.get("fix") for f in found}
+    assert fixes == {
+        "agents/alone.md": None,
+        "agents/quoted.md": None,
+        "agents/inline.md": {"applicability": "unsafe", "description": "remove `TeamDelete`"},
+    }

@@ -8,7 +8,9 @@
 - `consumption` DC3xx  who consumes each marker; phantom and misdirected matches
 - `read_tags`   DC4xx  the read-tag handshake between spawners and agents
 - `skills`      DC5xx  SKILL.md frontmatter and line/token budgets
-- `agent_frontmatter` DC6xx  agents' required keys, name, skills and tools
+- `agent_frontmatter` DC6xx  agents' required and unknown keys, names and skills
+- `tools`       DC605, DC607, DC610  tool names in agents, skills and commands
+- `commands`    DC609  slash command frontmatter
 - `links`       DC7xx  links, anchors and sibling documents from skills and agents
 - `restated`    DC8xx  README tables, lists and trees that restate frontmatter and folders
 - `orphans`     DC9xx  information: skills nothing refers to
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 from drift_check.rules import (
     agent_frontmatter,
+    commands,
     consumption,
     emission,
     inputs,
@@ -29,22 +32,31 @@ from drift_check.rules import (
     roster,
     skills,
     suppressions,
+    tools,
 )
 from drift_check.rules.base import Finding, Hit, Rule, rule
 
-ALL_RULES: tuple[Rule, ...] = (
-    *inputs.RULES,
-    *suppressions.RULES,
-    *roster.RULES,
-    *plugins.RULES,
-    *emission.RULES,
-    *consumption.RULES,
-    *read_tags.RULES,
-    *skills.RULES,
-    *agent_frontmatter.RULES,
-    *links.RULES,
-    *restated.RULES,
-    *orphans.RULES,
+# in code order, whichever module a rule lives in
+ALL_RULES: tuple[Rule, ...] = tuple(
+    sorted(
+        (
+            *inputs.RULES,
+            *suppressions.RULES,
+            *roster.RULES,
+            *plugins.RULES,
+            *emission.RULES,
+            *consumption.RULES,
+            *read_tags.RULES,
+            *skills.RULES,
+            *agent_frontmatter.RULES,
+            *tools.RULES,
+            *commands.RULES,
+            *links.RULES,
+            *restated.RULES,
+            *orphans.RULES,
+        ),
+        key=lambda r: r.code,
+    )
 )
 BY_CODE: dict[str, Rule] = {r.code: r for r in ALL_RULES}
 

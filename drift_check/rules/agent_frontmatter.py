@@ -1,9 +1,8 @@
-"""DC6xx: agent frontmatter: required keys, name, the skills it injects, the tools it asks for."""
+"""DC6xx: agent frontmatter: required and unknown keys, the name, the skills it injects."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from fnmatch import fnmatchcase
 
 from drift_check.facts import Agent, Facts, Position
 from drift_check.rules.base import Hit, rule
@@ -80,7 +79,12 @@ def agent_name_mismatch(facts: Facts) -> Iterator[Hit]:
     Orchestrators dispatch by `name` and registries and matrices list the file stem; when they
     differ, one side names an agent that does not exist. Make them equal. A `name` that YAML
     reads as something other than text (`name: 1.5` is a number) counts as differing: quote it.
+    Where the pack says an agent is known by its `name` alone (`agent-name-matches-file:
+    false`, as in Claude Code, whose plugin agents are often named unlike their files) this
+    rule is off, and DC606 checks that names are unique instead.
     """
+    if not facts.settings.get("agent-name-matches-file", True):
+        return
     for agent in _agents(facts):
         name = (agent.frontmatter or {}).get("name")
         if name is not None and not isinstance(name, str):
@@ -192,35 +196,137 @@ def agent_skills_prefix(facts: Facts) -> Iterator[Hit]:
             )
 
 
+def agent_scope(path: str, existing: frozenset[str]) -> tuple[str, str]:
+    """Where an agent's name must be unique, as (kind, folder): the nearest of the `.claude/`
+    folder it is under and the plugin folder holding it (one with
+    `.claude-plugin/plugin.json`), else the whole tree."""
+    parts = path.split("/")[:-1]
+    for depth in range(len(parts), -1, -1):
+        folder = "/".join(parts[:depth])
+        if depth and parts[depth - 1] == ".claude":
+            return ".claude", folder
+        if (f"{folder}/" if folder else "") + ".claude-plugin/plugin.json" in existing:
+            return "plugin", folder
+    return "tree", ""
+
+
+def _identity(agent: Agent, kind: str, folder: str) -> str | None:
+    """The name an agent is loaded under in its scope. In a plugin (or a bare tree, which may
+    be one) folders under `agents/` are part of it (`agents/review/security.md` loads as
+    `review:security`), and a plugin agent without `name` takes its file's."""
+    name = (agent.frontmatter or {}).get("name")
+    if not isinstance(name, str) or not name:
+        if kind != "plugin":
+            return None
+        name = agent.name
+    if kind == ".claude":
+        return name
+    inside = agent.path[len(folder) + 1 :] if folder else agent.path
+    segments = inside.split("/")[:-1]
+    if segments[:1] == ["agents"]:
+        return ":".join([*segments[1:], name])
+    return name
+
+
+def _scope_words(kind: str, folder: str) -> str:
+    if kind == "plugin":
+        return f"plugin `{folder or '.'}`"
+    return f"`{folder}/`" if kind == ".claude" else "tree"
+
+
 @rule(
-    "DC605",
-    "agent-unknown-tool",
+    "DC606",
+    "agent-duplicate-name",
     failing="""
-        agents/developer.md:   tools: Read, Bash, WebBrowse
+        .claude/agents/review.md:            name: reviewer
+        .claude/agents/team/code-review.md:  name: reviewer
     """,
     passing="""
-        agents/developer.md:   tools: Read, Bash, WebFetch
+        .claude/agents/review.md:            name: reviewer
+        .claude/agents/team/code-review.md:  name: code-reviewer
     """,
 )
-def agent_unknown_tool(facts: Facts) -> Iterator[Hit]:
-    """An agent's `tools:` names a tool the pack does not know (`known-tools`).
+def agent_duplicate_name(facts: Facts) -> Iterator[Hit]:
+    """Two agents in one scope have the same `name`.
 
-    A misspelt tool is dropped without a word, and the agent silently lacks it. `tools:` may
-    be a comma string or a list; patterns such as `mcp__*` in the pack allow MCP tools.
+    Claude Code knows an agent by its `name`, not its file: of two files in one `.claude/`
+    folder (subfolders included) that declare one name it loads only one, chosen by the order
+    the file system lists them. A plugin's agents are named `plugin:name`, with the folders
+    under `agents/` in between, so two of them collide only in the same folder. The scope of
+    an agent file is the nearest `.claude/` folder or plugin folder (one holding
+    `.claude-plugin/plugin.json`) it is in, else the tree. Rename one of the two.
     """
-    known = list(facts.settings.get("known-tools") or [])
-    if not known:
-        return
+    first: dict[tuple[str, str, str], Agent] = {}
     for agent in _agents(facts):
-        for tool in agent.tool_names:
-            base = tool.name.split("(", 1)[0].strip()  # Bash(git:*) grants part of Bash
-            if not any(fnmatchcase(base, pattern) for pattern in known):
-                yield Hit(
-                    tool.position,
-                    f"agent `{agent.name}` asks for tool `{tool.name}`, which the"
-                    f" {facts.preset} preset does not know; check the spelling",
-                    agent=agent.name,
-                )
+        if agent.path in facts.frontmatter_errors:
+            continue  # invalid frontmatter: DC004 reports it
+        kind, folder = agent_scope(agent.path, facts.existing_paths)
+        identity = _identity(agent, kind, folder)
+        if identity is None:
+            continue
+        earlier = first.setdefault((kind, folder, identity), agent)
+        if earlier is agent:
+            continue
+        yield Hit(
+            Position(agent.path, agent.frontmatter_lines.get("name", 1), 1),
+            f"agent name `{identity}` is also the name of `{earlier.path}` in the same"
+            f" {_scope_words(kind, folder)}; Claude Code loads only one of them: rename one",
+            agent=agent.name,
+        )
+
+
+def _normalised(key: str) -> str:
+    return key.replace("-", "").replace("_", "").lower()
+
+
+def _key_hint(key: str, allowed: list[str], skill_keys: list[str]) -> str:
+    near = [k for k in allowed if _normalised(k) == _normalised(key)]
+    if near:
+        return f"agent keys are written exactly as documented: `{near[0]}`"
+    if _normalised(key) == "allowedtools" and "tools" in allowed:
+        return "an agent's tools are its `tools:` list"
+    if key in skill_keys:
+        return "it is a skill key, which an agent file does not read: remove it"
+    return (
+        "Claude Code ignores it without a word: remove it, or add it to"
+        " `agent-allowed-keys` if your own tooling reads it"
+    )
+
+
+@rule(
+    "DC608",
+    "agent-unknown-key",
+    "warning",
+    failing="""
+        agents/reviewer.md:   allowed-tools: Read, Grep   (a skill key)
+    """,
+    passing="""
+        agents/reviewer.md:   tools: Read, Grep
+    """,
+)
+def agent_unknown_key(facts: Facts) -> Iterator[Hit]:
+    """An agent's frontmatter key is not one the pack knows (`agent-allowed-keys`).
+
+    Claude Code reads only the keys it documents for subagents, spelt exactly (`maxTurns`,
+    `disallowedTools`), and ignores any other without a word: a skill key such as
+    `allowed-tools` or `context: fork` in an agent file does nothing. Use the documented key,
+    or remove it; an empty `agent-allowed-keys` allows any key.
+    """
+    allowed = list(facts.settings.get("agent-allowed-keys") or [])
+    if not allowed:
+        return
+    skill_keys = list(facts.settings.get("skill-allowed-keys") or [])
+    for agent in _agents(facts):
+        data = agent.frontmatter or {}
+        for key in sorted(data, key=lambda k: (agent.frontmatter_lines.get(str(k), 0), str(k))):
+            if str(key) in allowed:
+                continue
+            yield Hit(
+                Position(agent.path, agent.frontmatter_lines.get(str(key), 1), 1),
+                f"agent `{agent.name}` has key `{key}`, which the {facts.preset} preset does"
+                f" not know for agents; {_key_hint(str(key), allowed, skill_keys)}",
+                agent=agent.name,
+            )
 
 
 RULES = (
@@ -228,5 +334,6 @@ RULES = (
     agent_name_mismatch,
     agent_unknown_skill,
     agent_skills_prefix,
-    agent_unknown_tool,
+    agent_duplicate_name,
+    agent_unknown_key,
 )

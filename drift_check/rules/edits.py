@@ -4,7 +4,7 @@ them (atomically, keeping line endings) is `drift_check.fixes`."""
 import re
 from collections.abc import Callable
 
-from drift_check.facts import Agent, DeclaredMarker, Facts, MatrixRow, RegistryRow, Source
+from drift_check.facts import Agent, DeclaredMarker, Facts, MatrixRow, Named, RegistryRow, Source
 from drift_check.rules.base import Edit, Fix
 from drift_check.scanners.frontmatter import simple_yaml
 from drift_check.scanners.registry import NO_MARKER
@@ -355,3 +355,37 @@ def _aligned_row(cells: list[str], rows: list[str]) -> str:
         width = pipes[0][i + 1] - pipes[0][i] - 1
         out += "| " + cell.ljust(width - 2) + " "
     return out + "|\n"
+
+
+def replace_list_entry(
+    facts: Facts, entries: tuple[Named, ...], index: int, old: str, new: str
+) -> Fix | None:
+    """Write `new` over the name `old` that starts entry `index` of a frontmatter list
+    (`tools: Read, MultiEdit` or a `- MultiEdit` item); with `new` empty, remove the entry and
+    the separator before it (or after it, for the first). None when the entry is not where
+    the scan put it, is the only one, or is written in a way an edit could break."""
+    entry = entries[index]
+    path, line, column = entry.position
+    source = facts.sources.get(path)
+    if source is None:
+        return None
+    lines = source.text.split("\n")
+    if not 0 < line <= len(lines) or lines[line - 1][column - 1 :][: len(old)] != old:
+        return None
+    end = column + len(entry.name)
+    if new:
+        edit = Edit(path, line, column, line, column + len(old), new)
+        return Fix(f"replace `{old}` with `{new}`", "unsafe", (edit,))
+    if len(entries) < 2:
+        return None  # an empty list means something else than a short one
+    text = lines[line - 1]
+    if text.strip() == f"- {entry.name}":
+        edit = Edit(path, line, 1, line + 1, 1, "")  # a block-list item: its whole line
+    elif index > 0 and entries[index - 1].position.line == line:
+        before = entries[index - 1]
+        edit = Edit(path, line, before.position.column + len(before.name), line, end, "")
+    elif index + 1 < len(entries) and entries[index + 1].position.line == line:
+        edit = Edit(path, line, column, line, entries[index + 1].position.column, "")
+    else:
+        return None
+    return Fix(f"remove `{entry.name}`", "unsafe", (edit,))

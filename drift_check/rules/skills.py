@@ -203,9 +203,13 @@ def skill_compatibility_too_long(facts: Facts) -> Iterator[Hit]:
 def skill_unknown_key(facts: Facts) -> Iterator[Hit]:
     """A SKILL.md frontmatter key is not one the pack allows.
 
-    Strict loaders reject unknown keys, and others ignore them silently, so the setting never
-    takes effect. Move custom data under `metadata` (the pack's `skill-allowed-keys` lists
-    the keys allowed; an empty list allows any).
+    Strict loaders (claude.ai uploads, the Skills API) reject unknown keys, and Claude Code
+    ignores them without a word, so the setting never takes effect. The pack's
+    `skill-allowed-keys` lists the keys allowed (an empty list allows any): the
+    specification's six in `agent-skills`, those and the keys Claude Code documents
+    (`argument-hint`, `disable-model-invocation`, `when_to_use`, ...) in `claude-code`. A key
+    neither documents, such as the `version:` real plugins often add, is reported under both.
+    Move custom data under `metadata`.
     """
     allowed = set(facts.settings.get("skill-allowed-keys") or [])
     if not allowed:

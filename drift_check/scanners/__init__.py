@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from drift_check.config import Config
 from drift_check.facts import (
     Agent,
+    Command,
     Directive,
     Facts,
     InputProblem,
@@ -133,6 +134,8 @@ def build_facts(config: Config, discovered: Discovered | None = None) -> Facts:
                 skills[path] = skill
     variants = _variants(repo, components, problems)
     problems.extend(_unmatched(config, repo, core, components, bool(all_agents or skills)))
+    command_paths = set(repo.glob(globs("commands"))).union(components.commands)
+    commands = _commands(repo, sorted(command_paths), {*agent_paths, *skill_paths}, problems)
     restated = _restated(repo, settings, _config_key(config, "skill-matrix"), problems)
     links = [link for a in agents.values() for link in a.links]
     links += [link for s in skills.values() for link in s.links]
@@ -187,6 +190,7 @@ def build_facts(config: Config, discovered: Discovered | None = None) -> Facts:
             for s in skills.values()
             if s.frontmatter and isinstance(s.frontmatter.get("name"), str)
         ),
+        commands=commands,
     )
 
 
@@ -252,6 +256,19 @@ def _unmatched(
             )
         )
     return out
+
+
+def _commands(
+    repo: Repo, candidates: list[str], scanned: set[str], problems: list[InputProblem]
+) -> dict[str, Command]:
+    """Command files by path; a file already read as an agent or a skill is not a command."""
+    paths = [p for p in candidates if p.endswith(".md") and p not in scanned]
+    if not paths:
+        return {}
+    from drift_check.scanners.commands import scan_command
+
+    found = (scan_command(path, repo, problems) for path in paths)
+    return {command.path: command for command in found if command is not None}
 
 
 def _core_folder(repo: Repo, found: str | None, candidates: list[str]) -> str:

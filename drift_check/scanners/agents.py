@@ -7,7 +7,7 @@ from typing import Any
 
 from drift_check.facts import Agent, Emission, Include, InputProblem, Link, Position, Source
 from drift_check.scanners.files import Repo, matches
-from drift_check.scanners.frontmatter import frontmatter_names, read_frontmatter
+from drift_check.scanners.frontmatter import frontmatter_names, read_frontmatter, split_entries
 from drift_check.scanners.markdown import Cursor, scan
 
 _INCLUDE = re.compile(r"@([~$\w.][^\s`'\"()<>\[\]{}|,;*]*)")
@@ -23,7 +23,7 @@ def tools_of(frontmatter: dict[str, Any] | None) -> tuple[str, ...] | None:
         return None
     value = frontmatter["tools"]
     if isinstance(value, str):
-        return tuple(t.strip() for t in value.split(",") if t.strip())
+        return tuple(split_entries(value))
     if isinstance(value, list):
         return tuple(str(t).strip() for t in value if str(t).strip())
     return ()
@@ -147,6 +147,9 @@ def scan_agent(
         skills=frontmatter_names(source, frontmatter, key_lines, "skills"),
         tool_names=frontmatter_names(source, frontmatter, key_lines, "tools") or (),
         links=_links(source, settings),
+        disallowed_tool_names=(
+            frontmatter_names(source, frontmatter, key_lines, "disallowedTools") or ()
+        ),
     )
 
 

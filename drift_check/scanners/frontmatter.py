@@ -153,16 +153,39 @@ def read_frontmatter(
     return Frontmatter(loaded, key_lines, None)
 
 
+def split_entries(value: str, spaces: bool = False) -> list[str]:
+    """The entries of a list written as one string: split on commas (and on blanks where
+    `spaces`) outside parentheses, so `Agent(worker, researcher)` and `Bash(npm run *)` stay
+    whole."""
+    out: list[str] = []
+    depth, start = 0, 0
+    for i, ch in enumerate(value):
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth = max(0, depth - 1)
+        elif depth == 0 and (ch == "," or (spaces and ch in " \t")):
+            out.append(value[start:i])
+            start = i + 1
+    out.append(value[start:])
+    return [v.strip() for v in out if v.strip()]
+
+
 def frontmatter_names(
-    source: Source, frontmatter: dict[str, Any] | None, key_lines: dict[str, int], key: str
+    source: Source,
+    frontmatter: dict[str, Any] | None,
+    key_lines: dict[str, int],
+    key: str,
+    spaces: bool = False,
 ) -> tuple[Named, ...] | None:
     """The entries of a frontmatter list (`skills:`, `tools:`), as a YAML list or a comma
-    string, each at the line and column where it is written; None when the key is absent."""
+    string (also a blank-separated one where `spaces`, as `allowed-tools` is), each at the
+    line and column where it is written; None when the key is absent."""
     if not frontmatter or key not in frontmatter:
         return None
     value = frontmatter[key]
     if isinstance(value, str):
-        names = [v.strip() for v in value.split(",") if v.strip()]
+        names = split_entries(value, spaces)
     elif isinstance(value, list):
         names = [str(v).strip() for v in value if str(v).strip()]
     else:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from drift_check.facts import Skill
+from drift_check.facts import Named, Skill, Source
 from drift_check.scanners.files import Repo
-from drift_check.scanners.frontmatter import read_frontmatter
+from drift_check.scanners.frontmatter import frontmatter_names, read_frontmatter
 from drift_check.scanners.links import find_links
 
 
@@ -51,4 +51,14 @@ def scan_skill(
         line_count=count_lines(text, settings.get("skill-line-count", "all")),
         token_estimate=-(-len(text) // max(1, int(settings.get("chars-per-token", 4)))),
         links=tuple(find_links(source, settings.get("sibling-docs", []))),
+        allowed_tools=tool_list(source, frontmatter, key_lines, "allowed-tools"),
+        disallowed_tools=tool_list(source, frontmatter, key_lines, "disallowed-tools"),
     )
+
+
+def tool_list(
+    source: Source, frontmatter: dict[str, Any] | None, key_lines: dict[str, int], key: str
+) -> tuple[Named, ...]:
+    """A skill's or command's `allowed-tools` or `disallowed-tools`: a YAML list, or a string
+    separated by commas or blanks."""
+    return frontmatter_names(source, frontmatter, key_lines, key, spaces=True) or ()
