@@ -70,6 +70,7 @@ SETTING_TYPES: dict[str, str] = {
     "known-tools": "list",
     "removed-tools": "map",
     "agent-allowed-keys": "list",
+    "plugin-agent-ignored-keys": "list",
     "agent-name-matches-file": "bool",
     "commands": "list",
     "command-allowed-keys": "list",

@@ -309,24 +309,45 @@ def agent_unknown_key(facts: Facts) -> Iterator[Hit]:
 
     Claude Code reads only the keys it documents for subagents, spelt exactly (`maxTurns`,
     `disallowedTools`), and ignores any other without a word: a skill key such as
-    `allowed-tools` or `context: fork` in an agent file does nothing. Use the documented key,
-    or remove it; an empty `agent-allowed-keys` allows any key.
+    `allowed-tools` or `context: fork` in an agent file does nothing. In a plugin's agents it
+    also ignores the keys the pack lists in `plugin-agent-ignored-keys` (`hooks`,
+    `mcpServers`, `permissionMode`, `initialPrompt`): ship hooks and MCP servers with the
+    plugin instead. Use the documented key, or remove it; an empty `agent-allowed-keys`
+    allows any key.
     """
     allowed = list(facts.settings.get("agent-allowed-keys") or [])
     if not allowed:
         return
     skill_keys = list(facts.settings.get("skill-allowed-keys") or [])
+    plugin_ignored = set(facts.settings.get("plugin-agent-ignored-keys") or [])
     for agent in _agents(facts):
         data = agent.frontmatter or {}
+        in_plugin = plugin_ignored and agent_scope(agent.path, facts.existing_paths)[0] == "plugin"
         for key in sorted(data, key=lambda k: (agent.frontmatter_lines.get(str(k), 0), str(k))):
-            if str(key) in allowed:
+            if str(key) not in allowed:
+                message = (
+                    f"agent `{agent.name}` has key `{key}`, which the {facts.preset} preset"
+                    f" does not know for agents; {_key_hint(str(key), allowed, skill_keys)}"
+                )
+            elif in_plugin and str(key) in plugin_ignored:
+                message = (
+                    f"agent `{agent.name}` has key `{key}`, which Claude Code ignores in a"
+                    f" plugin's agents; {_PLUGIN_ADVICE.get(str(key), _COPY_ADVICE)}"
+                )
+            else:
                 continue
             yield Hit(
                 Position(agent.path, agent.frontmatter_lines.get(str(key), 1), 1),
-                f"agent `{agent.name}` has key `{key}`, which the {facts.preset} preset does"
-                f" not know for agents; {_key_hint(str(key), allowed, skill_keys)}",
+                message,
                 agent=agent.name,
             )
+
+
+_COPY_ADVICE = "remove it, or copy the agent into `.claude/agents/` where it takes effect"
+_PLUGIN_ADVICE = {
+    "hooks": "ship the hooks in the plugin's `hooks/hooks.json` instead",
+    "mcpServers": "declare the servers in the plugin's `.mcp.json` instead",
+}
 
 
 RULES = (
