@@ -221,7 +221,8 @@ def skill_unknown_key(facts: Facts) -> Iterator[Hit]:
                 yield Hit(
                     _at(skill, str(key)),
                     f"skill `{skill.name}` has key `{key}`, which the {facts.preset} preset does"
-                    " not allow; move it under `metadata`",
+                    " not allow; move it under `metadata`, or allow it in your config"
+                    " (`skill-allowed-keys`) if your own tooling reads it there",
                 )
 
 
