@@ -80,12 +80,17 @@ def agent_name_mismatch(facts: Facts) -> Iterator[Hit]:
     differ, one side names an agent that does not exist. Make them equal. A `name` that YAML
     reads as something other than text (`name: 1.5` is a number) counts as differing: quote it.
     Where the pack says an agent is known by its `name` alone (`agent-name-matches-file:
-    false`, as in Claude Code, whose plugin agents are often named unlike their files) this
-    rule is off, and DC606 checks that names are unique instead.
+    false`, as in Claude Code, whose plugin agents are often named unlike their files) only
+    the agents of a contracts registry are checked, since its rows list file stems; DC606
+    checks that the others' names are unique instead.
     """
-    if not facts.settings.get("agent-name-matches-file", True):
+    if facts.settings.get("agent-name-matches-file", True):
+        checked = _agents(facts)
+    elif facts.registry is not None:
+        checked = sorted(facts.agents.values(), key=lambda a: a.path)  # the registry's system
+    else:
         return
-    for agent in _agents(facts):
+    for agent in checked:
         name = (agent.frontmatter or {}).get("name")
         if name is not None and not isinstance(name, str):
             message = (
