@@ -49,6 +49,7 @@ SETTING_TYPES: dict[str, str] = {
     "legacy-read-tags": "list",
     "read-gate-tag": "str",
     "write-tools": "list",
+    "shell-tools": "list",
     "max-file-bytes": "int",
     "max-line-length": "int",
     "max-yaml-depth": "int",

@@ -290,10 +290,12 @@ class Directive(NamedTuple):
 
 
 class ReadGate(NamedTuple):
-    """An occurrence of the read-gate tag in a consumer: files sent to an agent to read."""
+    """An occurrence of a read tag in a consumer: files sent to an agent to read. The tag is
+    the read-gate tag (`Facts.read_gates`) or a retired one (`Facts.legacy_reads`)."""
 
     position: Position
     dispatched_agent: str | None  # the agent the surrounding section dispatches to, if named
+    tag: str = ""
 
 
 class Facts(NamedTuple):
@@ -331,3 +333,5 @@ class Facts(NamedTuple):
     skill_names: frozenset[str] = frozenset()  # folder names and frontmatter names of skills
     # by path; a NamedTuple default, never mutated
     commands: dict[str, Command] = {}  # noqa: RUF012
+    # retired read tags (`legacy-read-tags`) in consumers, by path; in Python, at the literal
+    legacy_reads: dict[str, tuple[ReadGate, ...]] = {}  # noqa: RUF012 (never mutated)

@@ -243,7 +243,8 @@ def test_invalid_yaml_frontmatter(checked) -> None:  # type: ignore[no-untyped-d
     c = checked(
         {
             "agents/gsd-planner.md": "---\nname: gsd-planner\ndescription: Plans: a phase\n"
-            "tools: Read, Write\n---\n\n```markdown\n## PLANNING COMPLETE\n```\n\n"
+            "tools: Read, Write\n---\n\nRead every file in <required_reading> first.\n\n"
+            "```markdown\n## PLANNING COMPLETE\n```\n\n"
             "Other formats: @~/.claude/gsd-core/references/planner-formats.md\n"
         }
     )

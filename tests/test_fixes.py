@@ -175,3 +175,35 @@ def test_a_removed_tool_is_dropped_only_where_the_edit_is_clean(tmp_path: Path, 
         "agents/quoted.md": None,
         "agents/inline.md": {"applicability": "unsafe", "description": "remove `TeamDelete`"},
     }
+
+
+def test_renaming_a_retired_read_tag_never_sends_the_gate_to_an_agent_that_ignores_it(
+    tmp_path: Path,
+    cli,  # type: ignore[no-untyped-def]
+) -> None:
+    """DC401's fix must not create DC402: a tag that would reach an agent never mentioning
+    the gate tag is reported, and left for a person."""
+    root = _tree(
+        tmp_path,
+        {
+            "gsd-core/workflows/map.md": (
+                '# Map\n\nTask(subagent_type="gsd-mapper", prompt="\n<files_to_read>\nsrc/\n'
+                '</files_to_read>\n"), then read MAP.md.\n'
+            ),
+            "gsd-core/workflows/quick.md": (
+                '# Quick\n\nTask(subagent_type="gsd-planner", prompt="\n<files_to_read>\n'
+                '.planning/STATE.md\n</files_to_read>\n"), then execute.\n'
+            ),
+        },
+    )
+    select = ("--select", "DC401,DC402")
+    before = cli(str(root), "--format", "json", "-q", *select).json()["findings"]
+    assert sorted((f["code"], f["path"], "fix" in f) for f in before) == [
+        ("DC401", "gsd-core/workflows/map.md", False),
+        ("DC401", "gsd-core/workflows/quick.md", True),
+    ]
+    run = cli(str(root), "--fix", "-q", *select)
+    assert "fixed 1 finding" in run.err
+    after = cli(str(root), "--format", "json", "-q", *select).json()["findings"]
+    assert [(f["code"], f["path"]) for f in after] == [("DC401", "gsd-core/workflows/map.md")]
+    assert "<required_reading>" in (root / "gsd-core/workflows/quick.md").read_text()

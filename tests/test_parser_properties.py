@@ -753,3 +753,52 @@ def test_suppression_comment_survives_print_and_parse(
         first.codes,
         first.reason,
     )
+
+
+_MARKER_CHARS = st.text(alphabet="AB :-([\u2013\u2014\u26a0", max_size=10)
+
+
+@given(_MARKER_CHARS, _MARKER_CHARS)
+@example("\u26a0 Source Audit", "\u26a0 Source Audit: Unplanned Items Found")
+@example("PLAN", "PLANNING COMPLETE")
+@example("PLAN", "PLAN COMPLETE")
+def test_a_marker_covers_a_heading_exactly_when_the_heading_can_be_cut_to_it(
+    marker: str, heading: str
+) -> None:
+    """`covers` (is this heading that marker?) and `cuts` (which markers can this heading
+    be?) are written separately, for speed; they must agree."""
+    from drift_check.rules.index import covers, cuts
+
+    expected = heading == marker or marker in cuts(heading, len(heading))
+    assert covers(marker, heading) == expected
+
+
+@pytest.mark.parametrize(
+    ("heading", "covered"),
+    [
+        ("PLAN", True),
+        ("PLAN: 3 tasks", True),
+        ("PLAN - partial", True),
+        ("PLAN \u2014 partial", True),
+        ("PLAN (draft)", True),
+        ("PLAN [2/3]", True),
+        ("PLANNING COMPLETE", False),
+        ("PLAN COMPLETE", False),
+        ("PLAN-B", False),
+        ("PLAN:", True),
+        ("plan: 3 tasks", False),
+    ],
+)
+def test_what_a_declared_marker_covers(heading: str, covered: bool) -> None:
+    from drift_check.rules.index import covers
+
+    assert covers("PLAN", heading) is covered
+
+
+def test_cutting_a_long_heading_reads_only_its_beginning() -> None:
+    from drift_check.rules.index import cuts
+
+    start = time.perf_counter()
+    found = cuts("A" + ":" * 1_000_000, 60)
+    assert time.perf_counter() - start < 0.5
+    assert max(map(len, found)) <= 60

@@ -32,7 +32,7 @@ def marker_without_consumer(facts: Facts) -> Iterator[Hit]:
         if not is_sentinel(row):
             continue
         for m in row.markers:
-            if m.unconsumed or not agent.emits(m.text):
+            if m.unconsumed or not ix.emits(agent, m.text):
                 continue
             if ix.consumers_of(facts, m.text, agent.name):
                 continue
@@ -69,7 +69,7 @@ def consumer_matches_case_only(facts: Facts) -> Iterator[Hit]:
         if not is_sentinel(row):
             continue
         for m in row.markers:
-            if m.unconsumed or not agent.emits(m.text):
+            if m.unconsumed or not ix.emits(agent, m.text):
                 continue
             if ix.consumers_of(facts, m.text, agent.name):
                 continue
@@ -109,7 +109,7 @@ def consumed_by_cites_no_consumer(facts: Facts) -> Iterator[Hit]:
         if not is_sentinel(row) or not cited:
             continue
         for m in row.markers:
-            if m.unconsumed or not agent.emits(m.text):
+            if m.unconsumed or not ix.emits(agent, m.text):
                 continue
             found = ix.consumers_of(facts, m.text, agent.name)
             if found and not cited.intersection(c.path for c, _ in found):
@@ -147,7 +147,7 @@ def consumed_by_entry_unused(facts: Facts) -> Iterator[Hit]:
     for row, agent in ix.checked_rows(facts):
         if not is_sentinel(row):
             continue
-        markers = [m.text for m in row.markers if agent.emits(m.text)]
+        markers = [m.text for m in row.markers if ix.emits(agent, m.text)]
         if not markers:
             continue
         for cited in row.consumed_by:
@@ -170,30 +170,77 @@ def consumed_by_entry_unused(facts: Facts) -> Iterator[Hit]:
     "quoted-marker-undeclared",
     failing="""
         workflows/execute.md:  on `## PHASE COMPLETE`, continue   (no row declares it)
+        without a registry:
+        workflows/debug.md:    Task(subagent_type="debugger") ... on `## ROOT CAUSE FOUND`
+                               (no agent shows `## ROOT CAUSE FOUND` in a fenced block)
     """,
     passing="""
         | gsd-executor | ... | `## PHASE COMPLETE` |
+        without a registry:
+        agents/debugger.md:  ## ROOT CAUSE FOUND   (in its fenced return template)
     """,
 )
 def quoted_marker_undeclared(facts: Facts) -> Iterator[Hit]:
-    """A workflow or command quotes a marker-shaped `## TOKEN` that no agent declares.
+    """A workflow or command quotes a marker-shaped `## TOKEN` that no agent declares (or,
+    in a tree without a registry, that no agent emits).
 
-    It dispatches on a return nothing is contracted to produce: a phantom branch. Declare the
-    producing agent's marker in the registry, or remove the branch.
+    It dispatches on a return nothing is contracted to produce: a phantom branch. A quote
+    that is a declared marker, carries one (`## ISSUES FOUND: 3`) or begins one passes.
+    Declare the producing agent's marker in the registry, or remove the branch.
+
+    Where the tree has no registry, what agents emit is the contract: the quote passes when
+    some agent shows it (or a heading it begins) in a fenced block. Without a registry a
+    quote is taken as a match instruction only where the text says so: its section
+    dispatches to one agent (`subagent_type=...`), or the same paragraph or list quotes a
+    marker an agent emits. Show the marker in the return template of the agent that returns
+    it, or remove the branch.
     """
     ix = index(facts)
     ignored = set(facts.settings.get("non-agent-tokens", []))
+    if facts.registry is None:
+        yield from _quoted_marker_not_emitted(facts, ignored)
+        return
     seen: set[tuple[str, str]] = set()
     for q in facts.quoted_markers:
-        if not q.dispatch_surface or q.text in ix.declared or q.text in ignored:
+        if not q.dispatch_surface or q.text in ignored:
             continue
         if not ix.marker_shaped(q.text) or (q.position.path, q.text) in seen:
+            continue
+        if ix.quotes_declared(q.text):
             continue
         seen.add((q.position.path, q.text))
         yield Hit(
             q.position,
             f"`## {q.text}` is matched here but no registry row declares it; declare the agent"
             " that returns it, or remove the branch",
+            marker=q.text,
+        )
+
+
+def _quoted_marker_not_emitted(facts: Facts, ignored: set[str]) -> Iterator[Hit]:
+    """DC305 without a registry: quotes in a dispatch context that no agent emits."""
+    ix = index(facts)
+    quotes = [q for q in facts.quoted_markers if q.dispatch_surface and q.text not in ignored]
+    emitted_in_block = {
+        (q.position.path, q.block_line) for q in quotes if ix.quotes_emitted(q.text)
+    }
+    seen: set[tuple[str, str]] = set()
+    for q in quotes:
+        if not ix.marker_shaped(q.text) or ix.quotes_emitted(q.text):
+            continue
+        dispatched = q.dispatched_agent is not None
+        if not dispatched and (q.position.path, q.block_line) not in emitted_in_block:
+            continue  # nothing says this quote is matched on an agent's return
+        if (q.position.path, q.text) in seen:
+            continue
+        seen.add((q.position.path, q.text))
+        where = f" (this section dispatches to `{q.dispatched_agent}`)" if dispatched else ""
+        yield Hit(
+            q.position,
+            f"`## {q.text}` is matched here{where} but no agent emits it in a fenced block;"
+            " show it in the return template of the agent that returns it, or remove the"
+            " branch",
+            agent=q.dispatched_agent,
             marker=q.text,
         )
 
@@ -226,7 +273,7 @@ def dispatch_on_foreign_marker(facts: Facts) -> Iterator[Hit]:
             continue
         agent = facts.agents.get(name)
         row = ix.row_of.get(name)
-        if agent is None or agent.emits(q.text):
+        if agent is None or ix.emits(agent, q.text):
             continue
         if row is not None and q.text in row.all_marker_texts:
             continue  # DC201 already says the agent does not emit its own marker
@@ -274,7 +321,7 @@ def _row_consumers(facts: Facts, row: RegistryRow, agent: Agent) -> list[str]:
     paths = {
         c.path
         for m in row.markers
-        if not m.unconsumed and agent.emits(m.text)
+        if not m.unconsumed and ix.emits(agent, m.text)
         for c, _ in ix.consumers_of(facts, m.text, agent.name)
     }
     return sorted(paths)

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from drift_check.facts import Agent, Emission, Facts
 from drift_check.rules.base import Hit, rule
 from drift_check.rules.edits import add_to_row, remove_from_row, replace_text
-from drift_check.rules.index import NON_SENTINEL, index
+from drift_check.rules.index import NON_SENTINEL, covers, index
 
 
 def _heading_text_column(facts: Facts, e: Emission) -> int:
@@ -37,13 +37,18 @@ def _first_emissions(agent: Agent) -> dict[str, Emission]:
     "declared-marker-not-emitted",
     fix="unsafe",
     failing="""
-        registry:  | gsd-planner | ... | `## PLANNING COMPLETE` |
-        agents/gsd-planner.md has no fenced `## PLANNING COMPLETE` heading
+        registry:  | gsd-planner | ... | `## PLANNING COMPLETE`, `## PLAN` |
+        agents/gsd-planner.md has no fenced `## PLANNING COMPLETE` heading,
+        and `## PLANNING COMPLETE` does not carry `## PLAN` (no separator after it)
     """,
     passing="""
+        registry:  | gsd-planner | ... | `## PLANNING COMPLETE`, `## ⚠ Source Audit` |
         agents/gsd-planner.md:
             ```markdown
             ## PLANNING COMPLETE
+            ```
+            ```markdown
+            ## ⚠ Source Audit: Unplanned Items Found
             ```
     """,
 )
@@ -51,12 +56,19 @@ def declared_marker_not_emitted(facts: Facts) -> Iterator[Hit]:
     """A marker the registry declares for an agent appears in no fenced block of the agent
     file or of a reference document it includes.
 
-    Callers wait for a marker the agent was never shown how to return. Emit it as a heading
-    inside the agent's return template, or remove it from the row.
+    Callers wait for a marker the agent was never shown how to return. A declared marker may
+    be the beginning of the heading the agent emits: it covers a heading that continues it
+    after `:` or after a space and `-`, an en or em dash, `(` or `[` (the declared
+    `## ⚠ Source Audit` covers `## ⚠ Source Audit: Unplanned Items Found`), and a caller
+    that matches that beginning consumes it. A bare space or letter never ends a marker:
+    `## PLAN` covers neither `## PLANNING COMPLETE` nor `## PLAN COMPLETE`. The same holds
+    for DC202 to DC205 and the consumer rules. Emit the marker as a heading inside the
+    agent's return template, or remove it from the row.
     """
-    for row, agent in index(facts).checked_rows(facts):
+    ix = index(facts)
+    for row, agent in ix.checked_rows(facts):
         for m in row.markers:
-            if not agent.emits(m.text):
+            if not ix.emits(agent, m.text):
                 yield Hit(
                     m.position,
                     f"`{m.text}` is declared for `{row.agent}` but {agent.path} never emits it"
@@ -81,37 +93,48 @@ def declared_marker_not_emitted(facts: Facts) -> Iterator[Hit]:
     """,
     passing="""
         registry:  | gsd-planner | ... | `## PLANNING COMPLETE`, `## PHASE SPLIT RECOMMENDED` |
+        a heading that carries a declared marker passes too:
+        registry:  | gsd-planner | ... | `## ⚠ Source Audit` |
+        agents/gsd-planner.md:  ## ⚠ Source Audit: Unplanned Items Found   (in a fence)
     """,
 )
 def emitted_marker_not_declared(facts: Facts) -> Iterator[Hit]:
     """An agent emits a marker-shaped fenced heading that its row does not declare.
 
     A heading counts as a marker when it is ALL-CAPS marker-shaped, or, whatever its case or
-    script, when a workflow or command quotes it as `## ...` where it matches this agent's
-    return (in a section that dispatches to the agent, or next to one of its markers).
-    Undeclared markers are invisible to the consumer checks, so nothing notices when a
-    caller stops matching them. Add it to the row.
+    script, when a workflow or command quotes it, or its beginning, as `## ...` where it
+    matches this agent's return (in a section that dispatches to the agent, or next to one of
+    its markers). A heading that carries a declared marker as its beginning is that marker,
+    declared (see DC201: `## ⚠ Source Audit: Unplanned Items Found` for the declared
+    `## ⚠ Source Audit`; `## PLAN` covers neither `## PLANNING COMPLETE` nor
+    `## PLAN COMPLETE`). Undeclared markers are invisible to the consumer checks, so nothing
+    notices when a caller stops matching them. Add it to the row (where callers match only
+    its beginning, add that beginning: it covers every heading that starts with it).
     """
     ix = index(facts)
     ignored = set(facts.settings.get("non-agent-tokens", []))
-    ignored.update(ix.declared)
-    case_variants = {t.lower() for t in ix.declared}  # DC204 reports those
     for row, agent in ix.checked_rows(facts):
         if row.kind in NON_SENTINEL:
             continue
         matched = ix.matched_on(facts, agent.name, set(row.all_marker_texts))
         for text, e in _first_emissions(agent).items():
-            if text in ignored or text.lower() in case_variants:
+            if text in ignored or ix.declared_covering(text):
+                continue  # declared (itself or a marker it carries), here or on another row
+            if ix.case_variant(text) is not None:
+                continue  # DC204 reports it
+            callers = sorted((q for q in matched if covers(q, text)), key=len)
+            if not (callers or ix.marker_shaped(text)):
                 continue
-            if ix.marker_shaped(text) or text in matched:
-                yield Hit(
-                    e.position,
-                    f"`{agent.name}` emits `## {text}`{_where(e)} but its registry row"
-                    f" (line {row.position.line}) does not declare it; add it to the row",
-                    agent=agent.name,
-                    marker=text,
-                    fix=add_to_row(row, text),
-                )
+            declare = callers[0] if callers else text  # the beginning every caller matches
+            what = "it" if declare == text else f"`## {declare}`, the part callers match,"
+            yield Hit(
+                e.position,
+                f"`{agent.name}` emits `## {text}`{_where(e)} but its registry row"
+                f" (line {row.position.line}) does not declare it; add {what} to the row",
+                agent=agent.name,
+                marker=text,
+                fix=add_to_row(row, declare),
+            )
 
 
 @rule(
@@ -138,12 +161,16 @@ def vestigial_marker(facts: Facts) -> Iterator[Hit]:
     for row, agent in ix.checked_rows(facts):
         if row.kind not in NON_SENTINEL:
             continue
-        kept = {m.text for m in row.markers if m.unconsumed} | ignored
+        kept = {m.text for m in row.markers if m.unconsumed}
         matched = ix.matched_on(facts, agent.name, set(row.all_marker_texts))
         for text, e in _first_emissions(agent).items():
-            if text in kept:
+            if text in ignored or any(covers(k, text) for k in kept):
                 continue
-            if text in ix.declared or ix.marker_shaped(text) or text in matched:
+            if (
+                ix.declared_covering(text)
+                or ix.marker_shaped(text)
+                or any(covers(q, text) for q in matched)
+            ):
                 yield Hit(
                     e.position,
                     f"`{agent.name}` is {row.kind} but still emits `## {text}`{_where(e)};"
@@ -169,18 +196,21 @@ def vestigial_marker(facts: Facts) -> Iterator[Hit]:
 def emitted_marker_case_mismatch(facts: Facts) -> Iterator[Hit]:
     """An agent emits a heading that differs only by case from a declared marker.
 
-    Callers match exact case, so the agent's real return never matches. Use the declared
-    spelling in the template, or change the registry and every consumer together.
+    Callers match exact case, so the agent's real return never matches. A heading that
+    carries a declared marker as its beginning (`## ⚠ SOURCE AUDIT: 2 gaps` for the declared
+    `⚠ Source Audit`) is compared by that beginning. Use the declared spelling in the
+    template, or change the registry and every consumer together.
     """
     ix = index(facts)
-    by_lower: dict[str, list[str]] = {}
-    for text in ix.declared:
-        by_lower.setdefault(text.lower(), []).append(text)
     for agent in sorted(facts.agents.values(), key=lambda a: a.name):
         for text, e in _first_emissions(agent).items():
-            if text in ix.declared:
+            if ix.declared_covering(text):
                 continue
-            for declared in sorted(by_lower.get(text.lower(), ())):
+            variant = ix.case_variant(text)
+            if variant is None:
+                continue
+            part, declared_markers = variant
+            for declared in declared_markers:
                 column = _heading_text_column(facts, e)
                 yield Hit(
                     e.position,
@@ -193,9 +223,9 @@ def emitted_marker_case_mismatch(facts: Facts) -> Iterator[Hit]:
                         e.position.path,
                         e.position.line,
                         column,
-                        text,
+                        part,
                         declared,
-                        f"spell the heading `## {declared}`",
+                        f"spell the heading `## {declared + text[len(part) :]}`",
                     )
                     if column
                     else None,
@@ -227,16 +257,20 @@ def emits_another_rows_marker(facts: Facts) -> Iterator[Hit]:
             continue  # DC203 reports every declared marker such an agent emits
         own = set(row.all_marker_texts)
         for text, e in _first_emissions(agent).items():
-            owners = ix.declared.get(text)
-            if owners and text not in own:
-                yield Hit(
-                    e.position,
-                    f"`{agent.name}` emits `## {text}`{_where(e)}, which the registry declares"
-                    f" only for {', '.join(f'`{o}`' for o in sorted(owners))}; add it to this"
-                    " agent's row or remove the heading",
-                    agent=agent.name,
-                    marker=text,
-                )
+            declared = ix.declared_covering(text)
+            if not declared or own.intersection(declared):
+                continue
+            marker = declared[0]
+            owners = ", ".join(f"`{o}`" for o in sorted(ix.declared[marker]))
+            carries = "" if marker == text else f", which carries the marker `{marker}`"
+            yield Hit(
+                e.position,
+                f"`{agent.name}` emits `## {text}`{_where(e)}{carries}, which the registry"
+                f" declares only for {owners}; add it to this agent's row or remove the"
+                " heading",
+                agent=agent.name,
+                marker=marker,
+            )
 
 
 @rule(
@@ -245,23 +279,28 @@ def emits_another_rows_marker(facts: Facts) -> Iterator[Hit]:
     blind_spot=True,
     failing="""
         | gsd-integration-checker | ... | No marker | ... | artifact+query |
-        agents/gsd-integration-checker.md:  tools: Read, Bash, Grep
+        agents/gsd-integration-checker.md:  tools: Read, Grep, Glob
     """,
     passing="""
-        | gsd-integration-checker | ... | No marker | ... | structured-return |
+        | gsd-integration-checker | ... | No marker | ... | artifact+query |
+        agents/gsd-integration-checker.md:  tools: Read, Bash, Grep
     """,
 )
 def kind_contradicts_tools(facts: Facts) -> Iterator[Hit]:
     """An artifact+query agent has no tool that writes files.
 
     Its callers read an artifact the agent cannot write, so they find nothing or a stale file.
-    Grant Write (or Edit), or change the Kind to structured-return.
+    A tool that writes files (`write-tools`: Write, Edit, ...) or runs commands (`shell-tools`:
+    Bash, also as `Bash(git:*)`) is enough, since a command can write the artifact; an agent
+    without a `tools:` key has every tool. Grant Write (or Edit), or change the Kind to
+    structured-return.
     """
     write_tools = list(facts.settings.get("write-tools", ["Write", "Edit"]))
+    able = set(write_tools) | set(facts.settings.get("shell-tools", ["Bash"]))
     for row, agent in index(facts).checked_rows(facts):
         if row.kind != "artifact+query" or agent.tools is None or row.kind_position is None:
             continue
-        if not set(write_tools).intersection(agent.tools):
+        if not able.intersection(_tool_name(t) for t in agent.tools):
             line = agent.frontmatter_lines.get("tools", 1)
             yield Hit(
                 row.kind_position,
@@ -270,6 +309,11 @@ def kind_contradicts_tools(facts: Facts) -> Iterator[Hit]:
                 f" {' or '.join(write_tools[:2])}, or make the Kind structured-return",
                 agent=row.agent,
             )
+
+
+def _tool_name(grant: str) -> str:
+    """`Bash(git diff:*)` grants the Bash tool, restricted to some commands."""
+    return grant.split("(", 1)[0].strip()
 
 
 RULES = (

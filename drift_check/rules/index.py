@@ -10,6 +10,35 @@ from drift_check.facts import Agent, Consumer, Facts, Position, RegistryRow
 KINDS = ("sentinel-match", "artifact+query", "structured-return")
 NON_SENTINEL = ("artifact+query", "structured-return")
 
+# Where a marker can end inside a longer heading: `## ⚠ Source Audit: Unplanned Items Found`
+# carries the marker `⚠ Source Audit`. A bare space or letter never ends one, so `PLAN`
+# is not in `PLANNING COMPLETE` nor in `PLAN COMPLETE`.
+_CUT = re.compile(r":| [-\u2013\u2014(\[]")
+
+
+def cuts(text: str, limit: int) -> list[str]:
+    """The markers `text` may carry: its beginnings, at most `limit` characters long, that
+    end just before a separator (`:`, or a space then `-`, an en or em dash, `(` or `[`),
+    or just after a `:` that a space follows."""
+    out = []
+    for m in _CUT.finditer(text, 1, limit + 2):
+        i = m.start()
+        if i <= limit:
+            out.append(text[:i])
+        if m.group() == ":" and i < limit and text[i + 1 : i + 2] == " ":
+            out.append(text[: i + 1])
+    return out
+
+
+def covers(marker: str, heading: str) -> bool:
+    """`heading` is `marker`, or starts with it followed by a separator (see `cuts`)."""
+    if heading == marker:
+        return True
+    if not marker or not heading.startswith(marker):
+        return False
+    rest = heading[len(marker) :]
+    return bool(_CUT.match(rest)) or (marker.endswith(":") and rest.startswith(" "))
+
 
 Occurrences = dict[str, list[tuple[Consumer, Position]]]
 
@@ -33,6 +62,50 @@ class Index:
         self.shape = shape
         self.max_length = max_length
         self._cache: dict[str, Any] = {}
+        self._declared_limit = max(map(len, declared), default=0)
+
+    def declared_covering(self, text: str) -> list[str]:
+        """The declared markers `text` is or carries (see `covers`), longest first."""
+        found = [c for c in cuts(text, self._declared_limit) if c in self.declared]
+        if text in self.declared:
+            found.append(text)
+        return sorted(found, key=len, reverse=True)
+
+    def case_variant(self, text: str) -> tuple[str, list[str]] | None:
+        """The part of `text` (all of it, or a beginning as in `cuts`) that differs only by
+        case from declared markers, and those markers; None when no part does."""
+        if "by-lower" not in self._cache:
+            by_lower: dict[str, list[str]] = {}
+            for d in sorted(self.declared):
+                by_lower.setdefault(d.lower(), []).append(d)
+            self._cache["by-lower"] = by_lower
+        for part in [text, *reversed(cuts(text, self._declared_limit))]:
+            found = self._cache["by-lower"].get(part.lower())
+            if found and part not in self.declared:
+                return part, found
+        return None
+
+    def emits(self, agent: Agent, marker: str) -> bool:
+        """`agent` emits `marker` exactly, or a heading that carries it (see `covers`)."""
+        return any(covers(marker, e.text) for e in agent.emissions)
+
+    def quotes_declared(self, text: str) -> bool:
+        """A quoted `## text` matches a declared marker: it is one, carries one, or is the
+        beginning of one (a caller matching `## ⚠ Source Audit` on `⚠ Source Audit: ...`)."""
+        if "declared-cuts" not in self._cache:
+            self._cache["declared-cuts"] = {
+                c for d in self.declared for c in cuts(d, self._declared_limit)
+            }
+        return bool(self.declared_covering(text)) or text in self._cache["declared-cuts"]
+
+    def quotes_emitted(self, text: str) -> bool:
+        """A quoted `## text` matches some agent's fenced heading: it is one, or the
+        beginning of one (see `covers`)."""
+        if "emitted-cuts" not in self._cache:
+            self._cache["emitted-cuts"] = {
+                c for e in self.emitters for c in cuts(e, self.max_length)
+            }
+        return text in self.emitters or text in self._cache["emitted-cuts"]
 
     def checked_rows(self, facts: Facts) -> list[tuple[RegistryRow, Agent]]:
         """Rows whose agent file exists, once per agent: the rows the contract rules check."""

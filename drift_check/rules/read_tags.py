@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import functools
+from collections.abc import Callable, Iterator
 
-from drift_check.facts import Facts
+from drift_check.facts import Facts, ReadGate
 from drift_check.rules.base import Hit, rule
 from drift_check.rules.edits import rename_tag
 from drift_check.rules.index import index
@@ -15,36 +16,84 @@ from drift_check.rules.index import index
     "legacy-read-tag",
     fix="safe",
     failing="""
-        workflows/plan.md:  <files_to_read> .planning/ROADMAP.md </files_to_read>
+        agents/gsd-planner.md:  Read every file in <required_reading> first.
+        workflows/plan.md:      Task(subagent_type="gsd-planner", prompt="
+                                <files_to_read> .planning/ROADMAP.md </files_to_read>")
     """,
     passing="""
         workflows/plan.md:  <required_reading> .planning/ROADMAP.md </required_reading>
+        or, in a tree whose agents never mention <required_reading>:
+        agents/gsd-planner.md:  Read every file in <files_to_read> first.
+        workflows/plan.md:      <files_to_read> .planning/ROADMAP.md </files_to_read>
     """,
 )
 def legacy_read_tag(facts: Facts) -> Iterator[Hit]:
     """A consumer still uses a retired read tag (`<files_to_read>` by default).
 
-    Agents now gate on the current tag, so files listed in the old one are never read.
-    Rename the tag (the tags are pack settings `legacy-read-tags` and `read-gate-tag`).
+    Where agents gate on the current tag (`read-gate-tag`, `<required_reading>`), files listed
+    in the old one are never read. The tag counts as retired only where the tree itself moved:
+    some agent, in its file or in a document it includes, mentions the gate tag. A fork whose
+    agents all still read `<files_to_read>` is not told to rename what they expect, nor is a
+    tag that reaches only agents still reading the retired tag and never the gate tag (the
+    agent its section dispatches to; with no dispatch named, the agent whose file it is, or
+    the agents of the rows whose `Consumed by` cites the file). Rename the tag (pack settings
+    `legacy-read-tags` and `read-gate-tag`). The fix is offered only when every tag in the
+    file goes to agents that mention the gate tag, so that it never creates DC402; otherwise
+    the message names the agents that need the read-gate clause first.
     """
-    tags = facts.settings.get("legacy-read-tags", [])
-    current = facts.settings.get("read-gate-tag", "")
-    for path in sorted(facts.consumers):
-        consumer = facts.consumers[path]
-        for tag in tags:
-            pos = consumer.find(tag)
-            if pos is None:
+    gate = facts.settings.get("read-gate-tag", "")
+    if not gate or not facts.legacy_reads:
+        return
+    if not any(a.mentions(gate) for a in facts.all_agents):
+        return  # the tree never moved to the gate tag: the old one is its contract
+
+    @functools.cache  # agents' texts are long, and the same few agents are asked about
+    def reads_tag(name: str, tag: str) -> bool:
+        agent = facts.agents.get(name)
+        return agent is not None and agent.mentions(tag)
+
+    citing: dict[str, set[str]] = {}
+    for row in index(facts).rows:
+        for cited in row.consumed_by:
+            citing.setdefault(cited.path, set()).add(row.agent)
+    own = {a.path: a.name for a in facts.agents.values()}
+
+    def reached(read: ReadGate) -> set[str]:
+        """The agents a tag goes to, known agents only (as DC402 sees the gate tag)."""
+        if read.dispatched_agent is not None:
+            return {read.dispatched_agent}
+        path = read.position.path
+        return {own[path]} if path in own else citing.get(path, set()) & set(facts.agents)
+
+    def holdout(name: str, tag: str) -> bool:
+        return reads_tag(name, tag) and not reads_tag(name, gate)
+
+    for path in sorted(facts.legacy_reads):
+        for tag in facts.settings.get("legacy-read-tags", []):
+            reads = [r for r in facts.legacy_reads[path] if r.tag == tag]
+            kept = [r for r in reads if not _all(reached(r), lambda a, t=tag: holdout(a, t))]
+            if not kept:
                 continue
-            if consumer.literals is None:
-                count = consumer.source.text.count(tag)
-            else:
-                count = sum(lit.value.count(tag) for lit in consumer.literals)
-            more = f" ({count - 1} more in this file)" if count > 1 else ""
+            more = f" ({len(kept) - 1} more in this file)" if len(kept) > 1 else ""
+            ungated = sorted({a for r in kept for a in reached(r) if not reads_tag(a, gate)})
+            advice = ""
+            if ungated:
+                names = ", ".join(f"`{a}`" for a in ungated)
+                verb = "mentions" if len(ungated) == 1 else "mention"
+                advice = f", and add the read-gate clause to {names}, which never {verb} it"
+            elif len(kept) < len(reads):
+                advice = " where it goes to an agent that reads the gate tag"
+            whole_file = not ungated and len(kept) == len(reads)
             yield Hit(
-                pos,
-                f"retired read tag `{tag}`{more}; replace it with `{current}`",
-                fix=rename_tag(facts, path, tag, current) if current else None,
+                kept[0].position,
+                f"retired read tag `{tag}`{more}; replace it with `{gate}`{advice}",
+                fix=rename_tag(facts, path, tag, gate) if whole_file else None,
             )
+
+
+def _all(names: set[str], test: Callable[[str], bool]) -> bool:
+    """`test` holds for every name, and there is at least one."""
+    return bool(names) and all(test(n) for n in names)
 
 
 @rule(

@@ -119,10 +119,15 @@ def build_facts(config: Config, discovered: Discovered | None = None) -> Facts:
         set(agents),
         settings.get("read-gate-tag", ""),
         problems,
+        tuple(settings.get("legacy-read-tags", ())),
     )
     gates_by_path: dict[str, list[ReadGate]] = {}
+    legacy_by_path: dict[str, list[ReadGate]] = {}
     for gate in gates:
-        gates_by_path.setdefault(gate.position.path, []).append(gate)
+        is_gate = gate.tag == settings.get("read-gate-tag", "")
+        (gates_by_path if is_gate else legacy_by_path).setdefault(gate.position.path, []).append(
+            gate
+        )
     skill_paths = sorted(set(repo.glob(globs("skills"))).union(components.skills))
     skills: dict[str, Skill] = {}  # by path: two folders may hold skills of one name
     if skill_paths:
@@ -191,6 +196,7 @@ def build_facts(config: Config, discovered: Discovered | None = None) -> Facts:
             if s.frontmatter and isinstance(s.frontmatter.get("name"), str)
         ),
         commands=commands,
+        legacy_reads={path: tuple(g) for path, g in legacy_by_path.items()},
     )
 
 

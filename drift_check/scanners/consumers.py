@@ -95,15 +95,23 @@ def quoted_markers(source: Source, sections: Sections, surface: bool) -> list[Qu
 
 
 def read_gates(source: Source, sections: Sections, tag: str) -> list[ReadGate]:
-    """Every occurrence of the read-gate tag, with the agent its section dispatches to."""
+    """Every occurrence of a read tag, with the agent its section dispatches to."""
     out = []
     text = source.text
     cursor = Cursor(source)
     i = text.find(tag)
     while i >= 0:
-        out.append(ReadGate(cursor.position(i), sections.agent_at(i)))
+        out.append(ReadGate(cursor.position(i), sections.agent_at(i), tag))
         i = text.find(tag, i + len(tag))
     return out
+
+
+def literal_read_tags(literals: tuple[StringLiteral, ...], tag: str) -> list[ReadGate]:
+    """Every occurrence of a read tag in Python string literals, at the literal (the section
+    a Python string belongs to is not known)."""
+    return [
+        ReadGate(lit.position, None, tag) for lit in literals for _ in range(lit.value.count(tag))
+    ]
 
 
 def python_literals(source: Source, problems: list[InputProblem]) -> tuple[StringLiteral, ...]:
@@ -167,7 +175,10 @@ def scan_consumers(
     agents: set[str],
     gate_tag: str,
     problems: list[InputProblem],
+    legacy_tags: tuple[str, ...] = (),
 ) -> tuple[dict[str, Consumer], list[QuotedMarker], list[ReadGate]]:
+    """Consumers, the `## TOKEN`s their dispatch surfaces quote, and the read tags they hold
+    (the gate tag in Markdown; the legacy tags in Markdown and Python), each tag's own."""
     consumers: dict[str, Consumer] = {}
     quoted: list[QuotedMarker] = []
     gates: list[ReadGate] = []
@@ -177,18 +188,21 @@ def scan_consumers(
             continue
         surface = path in dispatch_paths
         consumers[path] = Consumer(source, None, surface)
-        has_gate = bool(gate_tag) and gate_tag in source.text
-        if surface or has_gate:
+        tags = [t for t in (gate_tag, *legacy_tags) if t and t in source.text]
+        if surface or tags:
             sections = Sections(source.text, agents)
             if surface:
                 quoted.extend(quoted_markers(source, sections, surface))
-            if has_gate:
-                gates.extend(read_gates(source, sections, gate_tag))
+            for tag in tags:
+                gates.extend(read_gates(source, sections, tag))
     for path in python_paths:
         source = repo.read(path)
         if source is None:
             continue
-        consumers[path] = Consumer(source, python_literals(source, problems), False)
+        literals = python_literals(source, problems)
+        consumers[path] = Consumer(source, literals, False)
+        for tag in legacy_tags:
+            gates.extend(literal_read_tags(literals, tag))
     return consumers, quoted, gates
 
 
