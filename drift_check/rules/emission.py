@@ -291,12 +291,12 @@ def kind_contradicts_tools(facts: Facts) -> Iterator[Hit]:
 
     Its callers read an artifact the agent cannot write, so they find nothing or a stale file.
     A tool that writes files (`write-tools`: Write, Edit, ...) or runs commands (`shell-tools`:
-    Bash, also as `Bash(git:*)`) is enough, since a command can write the artifact; an agent
-    without a `tools:` key has every tool. Grant Write (or Edit), or change the Kind to
-    structured-return.
+    Bash, PowerShell, also restricted as `Bash(git:*)`) is enough, since a command can write
+    the artifact; an agent without a `tools:` key has every tool. Grant Write (or Edit), or
+    change the Kind to structured-return.
     """
     write_tools = list(facts.settings.get("write-tools", ["Write", "Edit"]))
-    able = set(write_tools) | set(facts.settings.get("shell-tools", ["Bash"]))
+    able = set(write_tools) | set(facts.settings.get("shell-tools", ["Bash", "PowerShell"]))
     for row, agent in index(facts).checked_rows(facts):
         if row.kind != "artifact+query" or agent.tools is None or row.kind_position is None:
             continue
