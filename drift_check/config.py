@@ -54,6 +54,7 @@ SETTING_TYPES: dict[str, str] = {
     "max-line-length": "int",
     "max-yaml-depth": "int",
     "max-yaml-aliases": "int",
+    "max-json-depth": "int",
     "skills": "list",
     "skill-allowed-keys": "list",
     "skill-name-max": "int",
@@ -79,6 +80,7 @@ SETTING_TYPES: dict[str, str] = {
     "unassigned-phrases": "list",
     "skill-tree-file": "str?",
     "discovery-skip": "list",
+    "hook-events": "list",
 }
 CONFIG_KEYS = {"preset", "select", "ignore", "severity", "per-file-ignores", *SETTING_TYPES}
 SEVERITIES = ("error", "warning", "info")

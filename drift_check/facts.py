@@ -21,7 +21,7 @@ class InputProblem(NamedTuple):
 
     position: Position
     # "unreadable", "registry-missing", "registry-row", "frontmatter", "fence", "include",
-    # "matrix-missing"
+    # "matrix-missing", "json"
     kind: str
     message: str
 
@@ -298,6 +298,156 @@ class ReadGate(NamedTuple):
     tag: str = ""
 
 
+class JsonValue(NamedTuple):
+    """A JSON value and where it starts. `value` is the Python value for a string, number,
+    boolean or null; a tuple of `JsonValue` for an array; a tuple of `JsonMember` for an
+    object, in file order, a repeated key kept each time."""
+
+    kind: str  # "object", "array", "string", "number", "boolean", "null"
+    value: Any
+    position: Position
+
+    def member(self, key: str) -> "JsonMember | None":
+        """The member named `key` (the last one, as JSON.parse keeps it), if any."""
+        if self.kind != "object":
+            return None
+        return next((m for m in reversed(self.value) if m.key == key), None)
+
+    def get(self, key: str) -> "JsonValue | None":
+        found = self.member(key)
+        return None if found is None else found.value
+
+    def text(self, key: str) -> str | None:
+        """The string value of `key`, or None when it is absent or not a string."""
+        found = self.get(key)
+        return found.value if found is not None and found.kind == "string" else None
+
+    def plain(self) -> Any:
+        """The value as `json.loads` gives it (built without recursion: depth is bounded
+        by the parser's limit, not by Python's stack)."""
+        if self.kind not in ("object", "array"):
+            return self.value
+        root: Any = {} if self.kind == "object" else []
+        todo: list[tuple[JsonValue, Any]] = [(self, root)]
+        while todo:
+            node, out = todo.pop()
+            pairs = (
+                ((m.key, m.value) for m in node.value)
+                if node.kind == "object"
+                else enumerate(node.value)
+            )
+            for key, child in pairs:
+                if child.kind in ("object", "array"):
+                    value: Any = {} if child.kind == "object" else []
+                    todo.append((child, value))
+                else:
+                    value = child.value
+                if node.kind == "object":
+                    out[key] = value
+                else:
+                    out.append(value)
+        return root
+
+
+class JsonMember(NamedTuple):
+    key: str
+    key_position: Position
+    value: JsonValue
+
+
+# manifest keys whose value is a `./` path or a list of them; the inline ones may also be
+# an object holding the configuration itself
+COMPONENT_KEYS = (
+    "agents",
+    "commands",
+    "skills",
+    "outputStyles",
+    "hooks",
+    "mcpServers",
+    "lspServers",
+)
+INLINE_COMPONENT_KEYS = ("hooks", "mcpServers", "lspServers")
+
+
+class ComponentPath(NamedTuple):
+    """A path a plugin manifest (or a marketplace entry) declares for a component: the
+    `agents`, `skills`, `commands`, `hooks`, `mcpServers`, `outputStyles` or `lspServers`
+    key, as a string or one entry of a list."""
+
+    key: str
+    written: str
+    resolved: str | None  # repository path, for a `./` path inside a plugin root in the tree
+    position: Position
+    problem: str = ""  # "prefix": not a `./` path; "outside": leaves the plugin root
+
+
+class Plugin(NamedTuple):
+    """A plugin root: the folder holding `.claude-plugin/plugin.json`, or the folder a
+    marketplace's relative `source` names (the manifest is optional)."""
+
+    root: str  # "" for the tree's root
+    manifest: str | None  # its `.claude-plugin/plugin.json`, when there is one
+    name: Named | None  # the manifest's `name`, when it is a string
+    components: tuple[ComponentPath, ...]  # declared by the manifest
+
+
+class MarketplaceEntry(NamedTuple):
+    """One entry of a marketplace's `plugins` list."""
+
+    position: Position  # the entry's opening brace
+    name: Named | None
+    source: Named | None  # a string `source`, as written
+    source_kind: str  # "path", "object" (github, url, ...) or "other"
+    root: str | None  # the plugin root a relative source names, inside the tree
+    components: tuple[ComponentPath, ...]  # component paths set on the entry itself
+    strict: bool  # false: the entry, not the plugin's manifest, defines the plugin
+
+
+class Marketplace(NamedTuple):
+    path: str  # its `.claude-plugin/marketplace.json`
+    root: str  # the folder holding `.claude-plugin/`; `./` sources resolve from here
+    entries: tuple[MarketplaceEntry, ...]
+    plugin_root: str | None = None  # `metadata.pluginRoot`, where bare-name sources resolve
+
+
+class HookCommand(NamedTuple):
+    """A `command` hook and the script it runs, when the command names one inside the tree
+    (through `${CLAUDE_PLUGIN_ROOT}` in a plugin, `$CLAUDE_PROJECT_DIR` in settings)."""
+
+    event: str
+    command: str
+    position: Position  # the script's path inside the command string, or the string
+    script: str | None  # repository path of the script; None when not checkable
+    written: str  # the script's path as the command writes it
+
+
+class HookConfig(NamedTuple):
+    """Hooks read from one place: a plugin's hooks file, hooks inline in a plugin.json, or
+    the `hooks` of `.claude/settings*.json`."""
+
+    path: str
+    document: JsonValue  # the file's top level (a hooks file, a plugin.json, settings)
+    hooks: JsonValue | None  # the event -> matcher groups mapping; None when missing
+    plugin_root: str | None  # for `${CLAUDE_PLUGIN_ROOT}`
+    project_dir: str | None  # for `$CLAUDE_PROJECT_DIR` (the folder holding `.claude/`)
+    commands: tuple[HookCommand, ...]
+
+
+class Manifests(NamedTuple):
+    """Every JSON manifest found by name, parsed with positions, and the model built from
+    them: plugins, marketplaces, hooks and MCP configurations."""
+
+    documents: dict[str, JsonValue]  # every manifest that parsed, by path
+    plugins: tuple[Plugin, ...]  # by root
+    marketplaces: tuple[Marketplace, ...]
+    hooks: tuple[HookConfig, ...]
+    mcp_files: tuple[str, ...]  # `.mcp.json` files
+    settings_files: tuple[str, ...]  # `.claude/settings.json`, `.claude/settings.local.json`
+
+
+EMPTY_MANIFESTS = Manifests({}, (), (), (), (), ())
+
+
 class Facts(NamedTuple):
     """Everything the rules read. `derived` is where rules memoise what they compute from
     the facts (one per run); nothing else in here changes after the scan."""
@@ -335,3 +485,4 @@ class Facts(NamedTuple):
     commands: dict[str, Command] = {}  # noqa: RUF012
     # retired read tags (`legacy-read-tags`) in consumers, by path; in Python, at the literal
     legacy_reads: dict[str, tuple[ReadGate, ...]] = {}  # noqa: RUF012 (never mutated)
+    manifests: Manifests = EMPTY_MANIFESTS

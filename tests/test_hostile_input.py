@@ -4,8 +4,8 @@ characters escaped. Each tree is the clean `gsd` fixture plus the canary of
 tests/test_bad_input.py (DC401 at gsd-core/workflows/map.md:3:1), which must still be
 reported: one bad file never hides the rest of the tree.
 
-The limits (`max-file-bytes`, `max-line-length`, `max-yaml-depth`, `max-yaml-aliases`)
-report a file and skip it instead of parsing it.
+The limits (`max-file-bytes`, `max-line-length`, `max-yaml-depth`, `max-yaml-aliases`,
+`max-json-depth`) report a file and skip it instead of parsing it.
 """
 
 from __future__ import annotations
@@ -135,6 +135,59 @@ def test_yaml_limits_are_configurable(hostile) -> None:  # type: ignore[no-untyp
     assert "max-yaml-aliases" in Checked(c.cli, c.root).run().out
     c.root.joinpath(".drift-check.yaml").write_text("preset: gsd\n", encoding="utf-8")
     assert "max-yaml" not in Checked(c.cli, c.root).run().out  # the defaults allow both
+
+
+@pytest.mark.parametrize(
+    ("manifest", "text", "where"),
+    [
+        pytest.param(
+            ".claude-plugin/plugin.json",
+            "[" * 100_000 + "]" * 100_000,
+            ".claude-plugin/plugin.json:1:65",
+            id="100k nested arrays",
+        ),
+        pytest.param(
+            "hooks/hooks.json",
+            '{"hooks": {"Stop": [{"hooks": ['
+            + ",".join(['{"type": "command", "command": "\\"x\\" ' + "a" * 40 + '"}'] * 20_000)
+            + "]}]}}",
+            None,
+            id="20k hooks on one line",
+        ),
+        pytest.param(
+            ".mcp.json",
+            '{"mcpServers": {' + ",\n".join(f'"s{i}": {{"command": "x"}}' for i in range(20_000)),
+            ".mcp.json:20000:27",
+            id="20k servers, never closed",
+        ),
+        pytest.param(
+            ".claude/settings.json",
+            '{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "'
+            + "\\u00e9" * 50_000
+            + '"}]}]}}',
+            None,
+            id="a command of 50k escapes",
+        ),
+    ],
+)
+def test_hostile_manifests(hostile, manifest: str, text: str, where: str | None) -> None:  # type: ignore[no-untyped-def]
+    c = hostile(
+        {
+            ".drift-check.yaml": "preset: gsd\nmax-line-length: 10000000\n",
+            ".claude-plugin/plugin.json": '{"name": "gsd"}',
+            manifest: text,
+        }
+    )
+    found = _timed(c)
+    problems = [path for code, path in found if code == "DC007"]
+    assert problems == ([where] if where else [])
+
+
+def test_json_depth_is_configurable(hostile) -> None:  # type: ignore[no-untyped-def]
+    manifest = {".claude-plugin/plugin.json": '{"name": "gsd", "x": [[[[1]]]]}'}
+    c = hostile({".drift-check.yaml": "preset: gsd\nmax-json-depth: 4\n", **manifest})
+    assert ("DC007", ".claude-plugin/plugin.json:1:25") in _timed(c)
+    assert "nested deeper than 4 levels (max-json-depth)" in c.text.out
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,9 @@ a pattern repeats, with a tail that makes the match fail late:
 - suppression comments (`scanners/directives.py`), links and anchors (`scanners/links.py`),
   quoted markers, dispatches and read tags (`scanners/consumers.py`), includes and read
   mentions (`scanners/agents.py`), restated lists, tables and trees (`scanners/restated.py`),
-  and the frontmatter fast path (`scanners/frontmatter.py`).
+  and the frontmatter fast path (`scanners/frontmatter.py`);
+- JSON manifests (`scanners/json_parser.py`: blanks, numbers, strings and escapes, many
+  members, nesting) and the script a hook command runs (`scanners/manifests.py`).
 
 Many matches in one file are covered too: a position computed from the top of the file for
 each match made such files quadratic as well.
@@ -38,7 +40,9 @@ from drift_check.scanners.consumers import Sections, quoted_markers, read_gates
 from drift_check.scanners.directives import find_directives
 from drift_check.scanners.files import _REGEX, Repo, _tokens, _WildcardMatcher, glob_pattern
 from drift_check.scanners.frontmatter import read_frontmatter, simple_yaml
+from drift_check.scanners.json_parser import JsonSyntaxError, parse_json
 from drift_check.scanners.links import find_links, slugs
+from drift_check.scanners.manifests import script_word
 from drift_check.scanners.markdown import heading_text, scan
 from drift_check.scanners.registry import (
     Cell,
@@ -148,6 +152,17 @@ def run_frontmatter(text: str, repo: Repo) -> object:
 
 def run_simple_yaml(text: str, repo: Repo) -> object:
     return simple_yaml(text)
+
+
+def run_json(text: str, repo: Repo) -> object:
+    try:
+        return parse_json(text, "plugin.json", max_depth=10**6)
+    except JsonSyntaxError as exc:
+        return exc
+
+
+def run_script_word(text: str, repo: Repo) -> object:
+    return script_word(text)
 
 
 def run_heading_text(text: str, repo: Repo) -> object:
@@ -360,6 +375,24 @@ CASES = [
         run_frontmatter,
         "---\n" + MANY_KEYS + "---\n",
         id="frontmatter: many keys",
+    ),
+    # --- JSON manifests and hook commands -----------------------------------------------------
+    pytest.param(run_json, fill(" \n\t\r", "", "x"), id="json: blanks, then junk"),
+    pytest.param(run_json, fill("1", "[-", "e+x]"), id="json: a long number, bad exponent"),
+    pytest.param(run_json, fill("0", "[0.", "ex"), id="json: a long fraction"),
+    pytest.param(run_json, fill("\\u00e9\\n", '"', ""), id="json: escapes, never closed"),
+    pytest.param(run_json, fill("\\ud800", '"', "\\u12"), id="json: lone surrogates"),
+    pytest.param(run_json, fill("a", '"', "\t"), id="json: long string, control character"),
+    pytest.param(run_json, fill('"k":1,', "{", "}"), id="json: members, trailing comma"),
+    pytest.param(run_json, fill("[", "", "1" + "]" * 10), id="json: deep arrays, unclosed"),
+    pytest.param(run_json, fill('{"a":', "", "1"), id="json: deep objects"),
+    pytest.param(run_json, fill("[1,", "", "]"), id="json: deep lists of items"),
+    pytest.param(run_json, fill("\n", "{", '"a":}'), id="json: many lines before an error"),
+    pytest.param(run_script_word, fill("a ", "bash ", "'"), id="hook command: many words"),
+    pytest.param(run_script_word, fill("\\'", "'", ""), id="hook command: quotes"),
+    pytest.param(run_script_word, fill("&&", "x ", ""), id="hook command: operators"),
+    pytest.param(
+        run_script_word, fill("a", "${CLAUDE_PLUGIN_ROOT}/", ""), id="hook command: long path"
     ),
 ]
 

@@ -3,6 +3,7 @@
 - `inputs`      DC0xx  files that cannot be read or parsed
 - `suppressions` DC010 suppression comments that suppress nothing
 - `roster`      DC1xx  the registry as a roster of agents and cited paths
+- `manifests`   DC110-DC139  plugin, marketplace, hooks and MCP manifests (JSON)
 - `plugins`     DC14x  what a plugin manifest lists against the files beside it
 - `emission`    DC2xx  what agents emit against what their rows declare
 - `consumption` DC3xx  who consumes each marker; phantom and misdirected matches
@@ -25,6 +26,7 @@ from drift_check.rules import (
     emission,
     inputs,
     links,
+    manifests,
     orphans,
     plugins,
     read_tags,
@@ -43,6 +45,7 @@ ALL_RULES: tuple[Rule, ...] = tuple(
             *inputs.RULES,
             *suppressions.RULES,
             *roster.RULES,
+            *manifests.RULES,
             *plugins.RULES,
             *emission.RULES,
             *consumption.RULES,

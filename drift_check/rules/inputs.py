@@ -157,6 +157,37 @@ def unresolved_include(facts: Facts) -> Iterator[Hit]:
 
 
 @rule(
+    "DC007",
+    "invalid-json",
+    failing="""
+        .claude-plugin/plugin.json:
+            {
+              "name": "code-review",
+              "version": "1.0.0",
+            }
+    """,
+    passing="""
+        {
+          "name": "code-review",
+          "version": "1.0.0"
+        }
+    """,
+)
+def invalid_json(facts: Facts) -> Iterator[Hit]:
+    """A manifest (plugin.json, marketplace.json, a hooks file, `.claude/settings*.json`,
+    `.mcp.json`) is not valid JSON.
+
+    Claude Code parses these strictly: a trailing comma, a comment or a single-quoted
+    string makes it skip the whole file, so the plugin, marketplace, hooks or MCP servers
+    in it are gone. The finding points at the exact place the parser stopped and says what
+    it expected there.
+    """
+    for p in facts.problems:
+        if p.kind == "json":
+            yield Hit(p.position, f"manifest is not valid JSON: {p.message}")
+
+
+@rule(
     "DC008",
     "config-matches-nothing",
     failing="""
@@ -186,5 +217,6 @@ RULES = (
     invalid_frontmatter,
     unterminated_fence,
     unresolved_include,
+    invalid_json,
     config_matches_nothing,
 )

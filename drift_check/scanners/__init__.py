@@ -25,6 +25,7 @@ from drift_check.facts import (
 from drift_check.scanners.agents import HeadingCache, scan_agent
 from drift_check.scanners.consumers import scan_consumers, settings_globs
 from drift_check.scanners.files import Limits, Repo, glob_pattern, matches
+from drift_check.scanners.manifests import scan_manifests
 from drift_check.scanners.registry import parse_registry
 
 if TYPE_CHECKING:  # discovery imports the scanners' file layer: no import cycle at start-up
@@ -153,6 +154,10 @@ def build_facts(config: Config, discovered: Discovered | None = None) -> Facts:
             source = repo.read(target) if repo.exists(target) else None
             if source is not None:
                 anchors[target] = slugs(source.text)
+    from drift_check.discovery import DISCOVERY_SKIP
+
+    # found by name, whatever the preset; not in the folders discovery skips
+    manifests = scan_manifests(repo, problems, settings.get("discovery-skip", DISCOVERY_SKIP))
     problems.extend(repo.problems)
     return Facts(
         root=config.root,
@@ -197,6 +202,7 @@ def build_facts(config: Config, discovered: Discovered | None = None) -> Facts:
         ),
         commands=commands,
         legacy_reads={path: tuple(g) for path, g in legacy_by_path.items()},
+        manifests=manifests,
     )
 
 

@@ -15,6 +15,7 @@ from drift_check.scanners.gitignore import (
     ignored,
     parse_gitignore,
 )
+from drift_check.scanners.json_parser import MAX_DEPTH as MAX_JSON_DEPTH
 from drift_check.yaml_loader import MAX_ALIASES, MAX_DEPTH
 
 SKIPPED_DIRS = frozenset(
@@ -27,16 +28,23 @@ _Ignores = list[tuple[str, tuple[IgnorePattern, ...]]]  # (folder prefix, its pa
 class Limits(NamedTuple):
     """What one file may cost: a file over a limit is reported and skipped, not parsed.
     Each is a pack setting (`max-file-bytes`, `max-line-length`, `max-yaml-depth`,
-    `max-yaml-aliases`)."""
+    `max-yaml-aliases`, `max-json-depth`)."""
 
     max_bytes: int = DEFAULT_MAX_BYTES
     max_line_length: int = 100_000  # characters
     max_yaml_depth: int = MAX_DEPTH  # nested mappings and sequences in frontmatter
     max_yaml_aliases: int = MAX_ALIASES  # `*alias` references in frontmatter
+    max_json_depth: int = MAX_JSON_DEPTH  # nested objects and arrays in a JSON manifest
 
     @classmethod
     def from_settings(cls, settings: dict[str, object]) -> Limits:
-        keys = ("max-file-bytes", "max-line-length", "max-yaml-depth", "max-yaml-aliases")
+        keys = (
+            "max-file-bytes",
+            "max-line-length",
+            "max-yaml-depth",
+            "max-yaml-aliases",
+            "max-json-depth",
+        )
         values = [settings.get(key) for key in keys]
         return cls(*(v if isinstance(v, int) else d for v, d in zip(values, cls(), strict=True)))
 

@@ -1,0 +1,266 @@
+"""JSON with positions: the line and column of every key and value.
+
+The standard `json` module gives values without positions. This parser accepts exactly
+what `json.loads` accepts (RFC 8259 JSON; `NaN` and `Infinity`, which `json.loads` also
+takes and JavaScript's `JSON.parse` refuses, are refused), stops at the same offset on bad
+input, and says what it expected there. It runs without recursion, in time linear in the
+text: every character is looked at a bounded number of times, and tokens are matched by
+patterns that cannot backtrack. Nesting deeper than `max_depth` is refused where it starts.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from typing import Any
+
+from drift_check.facts import JsonMember, JsonValue, Position
+
+MAX_DEPTH = 64
+
+_BLANKS = re.compile(r"[ \t\n\r]*")
+# each part is one class starred or an optional group that starts with a fixed character:
+# a failed match backs off at most one group, so the match is linear
+_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
+_PLAIN = re.compile(r'[^"\\\x00-\x1f]*')  # string characters that need no attention
+_SIMPLE_STRING = re.compile(r'"([^"\\\x00-\x1f]*)"')
+_HEX4 = re.compile(r"[0-9a-fA-F]{4}")
+_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+_LITERALS = (("true", "boolean", True), ("false", "boolean", False), ("null", "null", None))
+_VALUE = "a value (an object, array, string, number, true, false or null)"
+
+
+class JsonSyntaxError(Exception):
+    """Invalid JSON: what was expected, at a 0-based offset and its 1-based line and column."""
+
+    def __init__(self, message: str, offset: int, position: Position) -> None:
+        super().__init__(message)
+        self.message = message
+        self.offset = offset
+        self.position = position
+
+
+class LineStarts:
+    """Offsets to positions and back: the line starts are found once, each lookup is a
+    bisection."""
+
+    def __init__(self, text: str, path: str) -> None:
+        self.path = path
+        self.starts = [0]
+        i = text.find("\n")
+        while i >= 0:
+            self.starts.append(i + 1)
+            i = text.find("\n", i + 1)
+
+    def position(self, offset: int) -> Position:
+        line = bisect_right(self.starts, offset)
+        return Position(self.path, line, offset - self.starts[line - 1] + 1)
+
+    def offset(self, position: Position) -> int:
+        return self.starts[position.line - 1] + position.column - 1
+
+
+class _Open:
+    """An object or array whose closing bracket has not been read yet."""
+
+    __slots__ = ("items", "key", "key_position", "kind", "position")
+
+    def __init__(self, kind: str, offset: int, position: Position) -> None:
+        self.kind = kind
+        self.position = position
+        self.items: list[Any] = []
+        self.key = ""
+        self.key_position = position
+
+
+def parse_json(text: str, path: str, max_depth: int = MAX_DEPTH) -> JsonValue:
+    """The document's value, each node with its position; JsonSyntaxError otherwise."""
+    return _Parser(text, path, max_depth).document()
+
+
+class _Parser:
+    def __init__(self, text: str, path: str, max_depth: int) -> None:
+        self.text = text
+        self.n = len(text)
+        self.lines = LineStarts(text, path)
+        self.max_depth = max_depth
+
+    def fail(self, offset: int, message: str) -> JsonSyntaxError:
+        return JsonSyntaxError(message, offset, self.lines.position(offset))
+
+    def blanks(self, i: int) -> int:
+        if i < self.n and self.text[i] in " \t\n\r":
+            return _BLANKS.match(self.text, i).end()  # type: ignore[union-attr]
+        return i
+
+    def document(self) -> JsonValue:
+        # the hot loop: attribute look-ups are hoisted into locals
+        text, n, position, blanks = self.text, self.n, self.lines.position, self.blanks
+        stack: list[_Open] = []
+        i = blanks(0)
+        while True:
+            # a value starts at i
+            c = text[i] if i < n else ""
+            if c == "{" or c == "[":
+                if len(stack) >= self.max_depth:
+                    raise self.fail(
+                        i, f"nested deeper than {self.max_depth} levels (max-json-depth)"
+                    )
+                frame = _Open("object" if c == "{" else "array", i, position(i))
+                j = blanks(i + 1)
+                if j < n and text[j] == ("}" if c == "{" else "]"):
+                    value, i = JsonValue(frame.kind, (), frame.position), j + 1
+                else:
+                    stack.append(frame)
+                    i = self.key(frame, j) if frame.kind == "object" else j
+                    continue
+            elif c == '"':
+                where = position(i)
+                string, i = self.string(i)
+                value = JsonValue("string", string, where)
+            else:
+                value, i = self.scalar(i)
+            # a value ended at i: give it to its container, then read what follows it
+            while True:
+                if not stack:
+                    j = blanks(i)
+                    if j < n:
+                        raise self.fail(j, "unexpected text after the JSON value; remove it")
+                    return value
+                frame = stack[-1]
+                is_object = frame.kind == "object"
+                if is_object:
+                    frame.items.append(JsonMember(frame.key, frame.key_position, value))
+                else:
+                    frame.items.append(value)
+                closer = "}" if is_object else "]"
+                j = blanks(i)
+                c = text[j] if j < n else ""
+                if c == ",":
+                    k = blanks(j + 1)
+                    if k < n and text[k] == closer:
+                        raise self.fail(j, f"trailing comma before `{closer}`; remove it")
+                    i = self.key(frame, k) if is_object else k
+                    break
+                if c == closer:
+                    stack.pop()
+                    value, i = JsonValue(frame.kind, tuple(frame.items), frame.position), j + 1
+                    continue
+                after = "member" if is_object else "item"
+                raise self.fail(j, f"expected `,` or `{closer}` after this {after}")
+
+    def key(self, frame: _Open, i: int) -> int:
+        """Read `"key" :` at i into the frame; the offset where its value starts."""
+        c = self.text[i] if i < self.n else ""
+        if c != '"':
+            hint = {
+                "'": " (JSON has no single quotes)",
+                "/": " (JSON has no comments)",
+            }.get(c, "")
+            raise self.fail(i, f"expected a key in double quotes{hint}")
+        frame.key_position = self.lines.position(i)
+        frame.key, j = self.string(i)
+        j = self.blanks(j)
+        if j >= self.n or self.text[j] != ":":
+            shown = frame.key if len(frame.key) <= 40 else frame.key[:40] + "..."
+            raise self.fail(j, f"expected `:` after the key `{shown}`")
+        return self.blanks(j + 1)
+
+    def scalar(self, i: int) -> tuple[JsonValue, int]:
+        text = self.text
+        for word, kind, value in _LITERALS:
+            if text.startswith(word, i):
+                return JsonValue(kind, value, self.lines.position(i)), i + len(word)
+        m = _NUMBER.match(text, i)
+        if m is None:
+            c = text[i] if i < self.n else ""
+            hint = " (JSON has no comments)" if c == "/" else ""
+            hint = " (JSON has no single quotes)" if c == "'" else hint
+            raise self.fail(i, f"expected {_VALUE}{hint}")
+        token = m.group()
+        number: int | float
+        if "." in token or "e" in token or "E" in token or len(token) > 4000:
+            number = float(token)  # an integer past int()'s digit limit too, as a float
+        else:
+            number = int(token)
+        return JsonValue("number", number, self.lines.position(i)), m.end()
+
+    def string(self, start: int) -> tuple[str, int]:
+        """The string whose opening quote is at `start`, and the offset after its close.
+        Errors sit where `json.loads` puts them: the opening quote of a string never closed,
+        the backslash of a bad escape, the `u` of a bad `\\uXXXX`."""
+        text, n = self.text, self.n
+        simple = _SIMPLE_STRING.match(text, start)
+        if simple is not None:  # no escapes: most strings
+            return simple.group(1), simple.end()
+        parts: list[str] = []
+        i = start + 1
+        while True:
+            m = _PLAIN.match(text, i)
+            assert m is not None  # a starred class always matches
+            parts.append(m.group())
+            i = m.end()
+            if i >= n:
+                raise self.fail(start, 'string is never closed; add the closing `"`')
+            c = text[i]
+            if c == '"':
+                return "".join(parts), i + 1
+            if c != "\\":
+                if c == "\n":
+                    raise self.fail(i, 'string is not closed on its line; add the closing `"`')
+                raise self.fail(
+                    i, f"control character U+{ord(c):04X} in a string; write it as an escape"
+                )
+            if i + 1 >= n:
+                raise self.fail(start, 'string is never closed; add the closing `"`')
+            escape = text[i + 1]
+            if escape != "u":
+                if escape not in _ESCAPES:
+                    shown = (
+                        f" `\\{escape}`"
+                        if escape.isprintable()
+                        else f": `\\` followed by U+{ord(escape):04X}"
+                    )
+                    raise self.fail(
+                        i,
+                        f"invalid escape{shown}; JSON knows"
+                        ' \\" \\\\ \\/ \\b \\f \\n \\r \\t and \\uXXXX',
+                    )
+                parts.append(_ESCAPES[escape])
+                i += 2
+                continue
+            code = self.hex4(i + 1)
+            i += 6
+            # a high surrogate and a `\uXXXX` right after it make one character, as in
+            # json.loads; any other pair is kept as two code points
+            if 0xD800 <= code <= 0xDBFF and i + 6 < n and text.startswith("\\u", i):
+                low = self.hex4(i + 1)
+                if 0xDC00 <= low <= 0xDFFF:
+                    code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+                    i += 6
+            parts.append(chr(code))
+
+    def hex4(self, u: int) -> int:
+        """The value of the four hex digits after the `u` at offset `u`."""
+        m = _HEX4.match(self.text, u + 1) if u + 5 < self.n else None
+        if m is None:
+            raise self.fail(u, "`\\u` must be followed by four hex digits")
+        return int(m.group(), 16)
+
+
+def source_offset(text: str, quote: int, index: int) -> int:
+    """Where the `index`-th character of the (valid) string whose opening quote is at
+    `quote` is written in `text`: escapes take more than one character there."""
+    i, seen = quote + 1, 0
+    while seen < index and i < len(text) and text[i] != '"':
+        if text[i] != "\\":
+            i += 1
+        elif text[i + 1] != "u":
+            i += 2
+        else:
+            high = 0xD800 <= int(text[i + 2 : i + 6], 16) <= 0xDBFF
+            low = text.startswith("\\u", i + 6) and _HEX4.match(text, i + 8)
+            pair = high and low and 0xDC00 <= int(text[i + 8 : i + 12], 16) <= 0xDFFF
+            i += 12 if pair else 6
+        seen += 1
+    return i
