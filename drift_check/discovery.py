@@ -16,7 +16,6 @@ reads is read through the `Repo`, once.
 from __future__ import annotations
 
 import bisect
-import json
 import posixpath
 from collections.abc import Iterable
 from typing import Any, NamedTuple
@@ -225,13 +224,16 @@ def _folders(paths: Iterable[str]) -> frozenset[str]:
 
 def _json(repo: Repo, path: str) -> dict[str, Any]:
     """A manifest's top-level object; anything else is {} here (the manifest rules report
-    why it cannot be read)."""
+    why it cannot be read). Read by the manifests' own parser: `json.loads` recurses, and a
+    deeply nested manifest made it raise RecursionError."""
+    from drift_check.scanners.json_parser import JsonSyntaxError, parse_json
+
     source = repo.read(path)
     if source is None:
         return {}
     try:
-        data = json.loads(source.text)
-    except ValueError:
+        data = parse_json(source.text, path, repo.limits.max_json_depth).plain()
+    except JsonSyntaxError:
         return {}
     return data if isinstance(data, dict) else {}
 

@@ -1,7 +1,7 @@
 """Manifests found by name (scanners/manifests.py): the plugin model discovery builds on, the
 script a hook command runs, suppressing findings in JSON files, and the real corpora.
 
-The rules' own cases are data in tests/fixtures/rules/DC007.yaml and DC110-DC120.yaml.
+The rules' own cases are data in tests/fixtures/rules/DC007.yaml and DC110-DC121.yaml.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from drift_check.facts import Manifests, Position
+from drift_check.scanners import DISCOVERY_SKIP  # (discovery imported first is circular)
 from drift_check.scanners.files import SKIPPED_DIRS, Repo
 from drift_check.scanners.manifests import scan_manifests, script_word
 from tests.conftest import SHARED, write_tree
@@ -63,9 +64,9 @@ MARKETPLACE = {
 }
 
 
-def _scan(root: Path) -> tuple[Manifests, list[object]]:
+def _scan(root: Path, skip: tuple[str, ...] = ()) -> tuple[Manifests, list[object]]:
     problems: list[object] = []
-    return scan_manifests(Repo(str(root)), problems), problems  # type: ignore[arg-type]
+    return scan_manifests(Repo(str(root)), problems, skip), problems  # type: ignore[arg-type]
 
 
 def test_the_plugin_model_discovery_reads(tmp_path: Path) -> None:
@@ -140,6 +141,7 @@ def test_the_plugin_model_discovery_reads(tmp_path: Path) -> None:
         ("~/.claude/hooks/x.sh", None),
         ("test -f x && bash ${CLAUDE_PLUGIN_ROOT}/y.sh", None),
         ("bash 'unbalanced ${CLAUDE_PLUGIN_ROOT}", None),
+        ("bash ${CLAUDE_PLUGIN_ROOT}/" + "a" * 8200, None),  # longer than any real command
     ],
 )
 def test_the_script_a_command_runs(command: str, word: str | None) -> None:
@@ -154,16 +156,16 @@ def test_json_findings_are_silenced_by_per_file_ignores_not_by_comments(
         tmp_path,
         {
             ".claude-plugin/plugin.json": '{"x": "<!-- drift-check: ignore[DC110] -->"}\n',
-            "fixtures/broken/.mcp.json": '{"servers": {}}\n',
+            "examples/broken/.mcp.json": '{"servers": {}}\n',
         },
     )
     run = cli(str(root), "--format", "json", "-q", "--select", "DC1,DC010")
     found = [(f["code"], f["path"]) for f in run.json()["findings"]]
     assert found == [
         ("DC110", ".claude-plugin/plugin.json"),
-        ("DC120", "fixtures/broken/.mcp.json"),
+        ("DC120", "examples/broken/.mcp.json"),
     ]
-    ignores = '  "fixtures/**": [DC120]\n  ".claude-plugin/plugin.json": [DC110]\n'
+    ignores = '  "examples/**": [DC120]\n  ".claude-plugin/plugin.json": [DC110]\n'
     (root / ".drift-check.yaml").write_text(
         f"preset: claude-code\nper-file-ignores:\n{ignores}", encoding="utf-8"
     )
@@ -189,6 +191,7 @@ def test_a_baseline_records_json_findings_by_content(tmp_path: Path, cli) -> Non
     assert [(f["code"], f["line"]) for f in run.json()["findings"]] == [("DC118", 4)]
 
 
+FIXTURE_FOLDERS = frozenset({"fixtures", "__fixtures__", "testdata", "test-fixtures"})
 CORPORA = [
     "laurigates-claude-plugins-d687dc39",
     "voltagent-subagents-c9e51ec",
@@ -196,13 +199,9 @@ CORPORA = [
 ]
 # what the manifest rules report there, each read by hand (docs/corpus-review.md)
 CORPUS_FINDINGS = {
-    "laurigates-claude-plugins-d687dc39": [
-        # a test fixture of the repository's adapters, not a marketplace anyone adds
-        (
-            "DC114",
-            "adapters/tests/fixtures/mini-marketplace-src/.claude-plugin/marketplace.json:1:1",
-        ),
-    ],
+    # its adapters' test fixture (a marketplace without `owner`) is in a folder discovery
+    # skips (`discovery-skip`), so it is neither a component nor reported
+    "laurigates-claude-plugins-d687dc39": [],
     "voltagent-subagents-c9e51ec": [],
     "superpowers-44c9b2d6": [],
 }
@@ -212,7 +211,7 @@ def _independent_count(root: Path) -> dict[str, int]:
     """Manifests and hooks counted with os.walk and json.load, not with drift-check."""
     counts = {"plugin.json": 0, "marketplace.json": 0, "command hooks": 0, ".mcp.json": 0}
     for folder, dirs, files in os.walk(root):
-        dirs[:] = [d for d in dirs if d not in SKIPPED_DIRS]
+        dirs[:] = [d for d in dirs if d not in SKIPPED_DIRS and d not in FIXTURE_FOLDERS]
         rel = Path(folder).relative_to(root)
         if rel.name == ".claude-plugin":
             counts["plugin.json"] += "plugin.json" in files
@@ -220,6 +219,8 @@ def _independent_count(root: Path) -> dict[str, int]:
         counts[".mcp.json"] += ".mcp.json" in files
     hook_files = [root / ".claude/settings.json", root / ".claude/settings.local.json"]
     for manifest in root.glob("**/.claude-plugin/plugin.json"):
+        if FIXTURE_FOLDERS.intersection(manifest.parts):
+            continue
         data = json.loads(manifest.read_text(encoding="utf-8"))
         plugin = manifest.parent.parent
         hooks = data.get("hooks")
@@ -249,7 +250,7 @@ def test_real_corpora(corpus: str, tmp_path: Path, cli) -> None:  # type: ignore
     root = SHARED / "corpora" / corpus
     if not root.is_dir():
         pytest.skip("../shared corpora not present")
-    manifests, problems = _scan(root)
+    manifests, problems = _scan(root, DISCOVERY_SKIP)
     counts = _independent_count(root)
     assert problems == []
     assert sum(p.manifest is not None for p in manifests.plugins) == counts["plugin.json"]

@@ -21,12 +21,16 @@ MAX_DEPTH = 64
 _BLANKS = re.compile(r"[ \t\n\r]*")
 # each part is one class starred or an optional group that starts with a fixed character:
 # a failed match backs off at most one group, so the match is linear
-_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
+_NUMBER = re.compile(r"(-?(?:0|[1-9][0-9]*))(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
 _PLAIN = re.compile(r'[^"\\\x00-\x1f]*')  # string characters that need no attention
 _SIMPLE_STRING = re.compile(r'"([^"\\\x00-\x1f]*)"')
 _HEX4 = re.compile(r"[0-9a-fA-F]{4}")
 _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
-_LITERALS = (("true", "boolean", True), ("false", "boolean", False), ("null", "null", None))
+_LITERALS = {  # by first character
+    "t": ("true", "boolean", True),
+    "f": ("false", "boolean", False),
+    "n": ("null", "null", None),
+}
 _VALUE = "a value (an object, array, string, number, true, false or null)"
 
 
@@ -168,9 +172,10 @@ class _Parser:
 
     def scalar(self, i: int) -> tuple[JsonValue, int]:
         text = self.text
-        for word, kind, value in _LITERALS:
-            if text.startswith(word, i):
-                return JsonValue(kind, value, self.lines.position(i)), i + len(word)
+        literal = _LITERALS.get(text[i : i + 1])
+        if literal is not None and text.startswith(literal[0], i):
+            word, kind, value = literal
+            return JsonValue(kind, value, self.lines.position(i)), i + len(word)
         m = _NUMBER.match(text, i)
         if m is None:
             c = text[i] if i < self.n else ""
@@ -178,11 +183,9 @@ class _Parser:
             hint = " (JSON has no single quotes)" if c == "'" else hint
             raise self.fail(i, f"expected {_VALUE}{hint}")
         token = m.group()
-        number: int | float
-        if "." in token or "e" in token or "E" in token or len(token) > 4000:
-            number = float(token)  # an integer past int()'s digit limit too, as a float
-        else:
-            number = int(token)
+        # a fraction, an exponent, or an integer past int()'s digit limit is a float
+        whole = m.end(1) == m.end() and len(token) <= 4000
+        number: int | float = int(token) if whole else float(token)
         return JsonValue("number", number, self.lines.position(i)), m.end()
 
     def string(self, start: int) -> tuple[str, int]:

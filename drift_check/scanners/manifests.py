@@ -58,6 +58,7 @@ INTERPRETERS = frozenset({
 # options after which the next word is code or a module, not a file
 _CODE_OPTIONS = frozenset({"-c", "-e", "-m", "-p", "--eval", "--print", "-Command", "-command"})
 _SUBCOMMANDS = frozenset({"run"})  # `uv run x.py`, `deno run x.ts`, `bun run x.ts`
+_LONGEST_COMMAND = 8192  # characters; a longer command is not split
 _WORDS_BEFORE_SCRIPT = 16  # assignments, `env`, an interpreter and its options
 _OPERATORS = frozenset({"&&", "||", ";", "|", "&", "(", ")"})
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
@@ -264,7 +265,9 @@ def script_word(command: str) -> str | None:
     """The script a command runs, as a shell word that starts with `${CLAUDE_PLUGIN_ROOT}`
     or `$CLAUDE_PROJECT_DIR` and has nothing else to expand; None for any other command
     (`echo`, `npx foo`, a path the shell would expand further, unbalanced quotes before
-    the script)."""
+    the script, a command longer than 8192 characters)."""
+    if len(command) > _LONGEST_COMMAND:
+        return None  # no hook command is this long; shlex reads a character at a time
     if "CLAUDE_PLUGIN_ROOT" not in command and "CLAUDE_PROJECT_DIR" not in command:
         return None
     lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
