@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from drift_check.discovery import DISCOVERY_SKIP
 from drift_check.facts import Manifests, Position
-from drift_check.scanners import DISCOVERY_SKIP  # (discovery imported first is circular)
 from drift_check.scanners.files import SKIPPED_DIRS, Repo
 from drift_check.scanners.manifests import scan_manifests, script_word
 from tests.conftest import SHARED, write_tree
