@@ -67,6 +67,7 @@ SETTING_TYPES: dict[str, str] = {
     "chars-per-token": "int",
     "sibling-docs": "list",
     "agent-links": "bool",
+    "memory-files": "list",
     "agent-required-keys": "list",
     "agent-skills-prefix": "list",
     "known-tools": "list",

@@ -24,7 +24,14 @@ from drift_check.scanners.files import Repo, matches
 
 PLUGIN_MANIFEST = ".claude-plugin/plugin.json"
 MARKETPLACE_MANIFEST = ".claude-plugin/marketplace.json"
-MEMORY_FILES = frozenset({"CLAUDE.md", "CLAUDE.local.md", "AGENTS.md", "GEMINI.md"})
+# where memory files are (the `memory-files` setting): instructions a host loads at start-up
+MEMORY_GLOBS = (
+    "**/CLAUDE.md",
+    "**/CLAUDE.local.md",
+    "**/AGENTS.md",
+    "**/GEMINI.md",
+    "**/.claude/rules/**/*.md",
+)
 # documents that sit beside agents or commands without being one
 INDEX_DOCUMENTS = frozenset(
     {"readme.md", "contributing.md", "license.md", "claude.md", "agents.md"}
@@ -82,10 +89,14 @@ class Components(NamedTuple):
         return not any(n for n, _ in self.counts()) and not self.marketplaces
 
 
-def discover(repo: Repo, skip: Iterable[str] = ()) -> Components:
+def discover(
+    repo: Repo, skip: Iterable[str] = (), memory: Iterable[str] = MEMORY_GLOBS
+) -> Components:
     """Every component of the tree; files matching `skip` (test fixtures, by default) are
-    never components, though they still exist for links and citations."""
+    never components, though they still exist for links and citations. `memory`: globs of
+    memory files."""
     skip = tuple(skip)
+    memory_globs = tuple(memory)
     files = [f for f in repo.files() if not (skip and matches(f, skip))]
     file_set = frozenset(files)
     folders = _folders(files)
@@ -170,10 +181,8 @@ def discover(repo: Repo, skip: Iterable[str] = ()) -> Components:
     hooks.update(f for f in files if _is(f, *SETTINGS_FILES) and _mentions(repo, f, '"hooks"'))
     mcp = {f for f in files if f.rsplit("/", 1)[-1] == ".mcp.json"}
     mcp.update(t for t in declared["mcpServers"] if t in file_set and t.endswith(".json"))
-    memory = [
-        f
-        for f in files
-        if f.rsplit("/", 1)[-1] in MEMORY_FILES and not matches(f, TEMPLATE_FOLDERS)
+    memory_files = [
+        f for f in files if matches(f, memory_globs) and not matches(f, TEMPLATE_FOLDERS)
     ]
     return Components(
         plugins=tuple(plugins[r] for r in sorted(plugins)),
@@ -184,7 +193,7 @@ def discover(repo: Repo, skip: Iterable[str] = ()) -> Components:
         commands=tuple(sorted(commands)),
         hook_files=tuple(sorted(hooks)),
         mcp_files=tuple(sorted(mcp)),
-        memory_files=tuple(memory),
+        memory_files=tuple(memory_files),
         claude_folders=tuple(sorted(claude)),
         undeclared_agents=tuple(sorted(undeclared)),
     )

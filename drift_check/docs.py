@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from drift_check.rules import ALL_RULES, Rule
@@ -25,8 +26,8 @@ def rule_page(r: Rule) -> str:
         + (" Closes a blind spot of GSD's own check." if r.blind_spot else "")
         + (f" Fix: **{r.fix}**." if r.fix else "")
         + f"\n\n## What it does\n\n{r.summary}\n\n## Why it matters, and what to do\n\n"
-        f"{r.explanation}\n\n## Fails\n\n```text\n{r.failing}\n```\n\n"
-        f"## Passes\n\n```text\n{r.passing}\n```\n\n"
+        f"{r.explanation}\n\n## Fails\n\n{_fenced(r.failing)}\n\n"
+        f"## Passes\n\n{_fenced(r.passing)}\n\n"
         "<!-- generated from rule metadata by `python -m drift_check.docs`; do not edit -->\n"
     )
 
@@ -53,6 +54,13 @@ def generate(project: Path) -> dict[Path, str]:
     _, _, tail = rest.partition(END)
     out[readme] = f"{head}{BEGIN}\n{rules_table()}{END}{tail}"
     return out
+
+
+def _fenced(example: str) -> str:
+    """A text block whose fence is longer than any backtick run of the example it holds."""
+    longest = max((len(run) for run in re.findall(r"`+", example)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}text\n{example}\n{fence}"
 
 
 def _indent(text: str) -> str:

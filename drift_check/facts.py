@@ -110,6 +110,43 @@ class Link(NamedTuple):
     position: Position
 
 
+class Mention(NamedTuple):
+    """A path a SKILL.md or agent names in its text (``See `scripts/check.sh` ``), after
+    `${CLAUDE_SKILL_DIR}/` or `${CLAUDE_PLUGIN_ROOT}/`, or in a skill's `license:` value."""
+
+    path: str  # as written, without the variable, a leading `./` or a trailing `/`
+    kind: str  # "text", "skill-dir", "plugin-root" or "license"
+    position: Position
+    bare: bool = False  # a file name with no folder (`FORMS.md`)
+    here: bool = False  # the text says the file is in this folder ("in this directory")
+
+
+class MemoryImport(NamedTuple):
+    """An `@path` import in a memory file (`CLAUDE.md`, `AGENTS.md`, ...); `resolved` is the
+    repository path it names, None for `~/...`, absolute paths and paths leaving the root."""
+
+    token: str
+    resolved: str | None
+    position: Position
+
+
+class MemoryFile(NamedTuple):
+    """A memory file: instructions a host loads at start-up, with its links and imports."""
+
+    path: str
+    links: tuple[Link, ...]
+    imports: tuple[MemoryImport, ...]
+
+
+class FencedHeading(NamedTuple):
+    """A heading inside a fenced block: no anchor, whatever a link to it expects."""
+
+    text: str
+    line: int
+    fence: Position  # where the fence holding it opens
+    fence_closed: bool
+
+
 class Agent(NamedTuple):
     name: str
     path: str
@@ -123,6 +160,7 @@ class Agent(NamedTuple):
     tool_names: tuple[Named, ...] = ()  # the `tools:` entries with their positions
     links: tuple[Link, ...] = ()
     disallowed_tool_names: tuple[Named, ...] = ()  # the `disallowedTools:` entries
+    path_mentions: tuple[Mention, ...] = ()  # paths its text names, from the plugin root
 
     def emits(self, marker: str) -> bool:
         return any(e.text == marker for e in self.emissions)
@@ -201,6 +239,7 @@ class Skill(NamedTuple):
     links: tuple[Link, ...]  # relative links and sibling-document mentions
     allowed_tools: tuple[Named, ...] = ()  # the `allowed-tools:` entries
     disallowed_tools: tuple[Named, ...] = ()  # the `disallowed-tools:` entries
+    path_mentions: tuple[Mention, ...] = ()  # paths its text names, from the skill folder
 
 
 class Command(NamedTuple):
@@ -486,3 +525,6 @@ class Facts(NamedTuple):
     # retired read tags (`legacy-read-tags`) in consumers, by path; in Python, at the literal
     legacy_reads: dict[str, tuple[ReadGate, ...]] = {}  # noqa: RUF012 (never mutated)
     manifests: Manifests = EMPTY_MANIFESTS
+    memory_files: dict[str, MemoryFile] = {}  # noqa: RUF012 (by path; never mutated)
+    # path -> slug -> the fenced heading of that slug, for files links point into
+    fenced_headings: dict[str, dict[str, FencedHeading]] = {}  # noqa: RUF012

@@ -39,10 +39,12 @@ PLANTED = {
     ("DC608", "agents/developer.md", 5),  # maxturns
     ("DC609", "commands/release.md", 3),  # args
     ("DC610", "skills/security-tiers/SKILL.md", 4),  # Gerp
-    # DC7xx: links and sibling documents
+    # DC7xx: links, sibling documents, memory imports, bundled files
     ("DC701", "skills/command-execution/SKILL.md", 11),  # [the pipe rules](pipes.md)
     ("DC702", "skills/terraform-patterns/SKILL.md", 10),  # #state-locking vs ## State locks
     ("DC703", "skills/git-conventions/SKILL.md", 10),  # examples.md is not there
+    ("DC704", "CLAUDE.md", 4),  # @docs/operating-rules.md does not exist
+    ("DC706", "skills/security-tiers/SKILL.md", 13),  # scripts/hook-model.sh is not there
     # DC8xx: skills/README.md restating the frontmatter and the folder
     ("DC801", "skills/README.md", 69),  # gaia-operator row lacks context-updater
     ("DC802", "skills/README.md", 70),  # row for the deleted cloud-troubleshooter

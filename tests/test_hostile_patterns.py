@@ -12,7 +12,8 @@ a pattern repeats, with a tail that makes the match fail late:
   a long run of blanks, runs of `#`, backticks and tildes;
 - table rows and cells (`scanners/registry.py`): separators, pipes, escaped pipes,
   parentheses, backticks, hashes and commas in marker cells, path-like tokens;
-- suppression comments (`scanners/directives.py`), links and anchors (`scanners/links.py`),
+- suppression comments (`scanners/directives.py`), links, anchors, placeholders and
+  mentions of bundled files (`scanners/links.py`), memory-file imports (`scanners/memory.py`),
   quoted markers, dispatches and read tags (`scanners/consumers.py`), includes and read
   mentions (`scanners/agents.py`), restated lists, tables and trees (`scanners/restated.py`),
   and the frontmatter fast path (`scanners/frontmatter.py`);
@@ -41,9 +42,10 @@ from drift_check.scanners.directives import find_directives
 from drift_check.scanners.files import _REGEX, Repo, _tokens, _WildcardMatcher, glob_pattern
 from drift_check.scanners.frontmatter import read_frontmatter, simple_yaml
 from drift_check.scanners.json_parser import JsonSyntaxError, parse_json
-from drift_check.scanners.links import find_links, slugs
+from drift_check.scanners.links import find_links, find_mentions, heading_anchors, slugs
 from drift_check.scanners.manifests import script_word
 from drift_check.scanners.markdown import heading_text, scan
+from drift_check.scanners.memory import find_imports
 from drift_check.scanners.registry import (
     Cell,
     cited_paths,
@@ -108,6 +110,18 @@ def run_links(text: str, repo: Repo) -> object:
 
 def run_slugs(text: str, repo: Repo) -> object:
     return slugs(text)
+
+
+def run_anchors(text: str, repo: Repo) -> object:
+    return heading_anchors(Source("docs/a.md", text))
+
+
+def run_mentions(text: str, repo: Repo) -> object:
+    return find_mentions(Source("skills/a/SKILL.md", text), True, 2)
+
+
+def run_imports(text: str, repo: Repo) -> object:
+    return find_imports(Source("CLAUDE.md", text))
 
 
 def run_quoted(text: str, repo: Repo) -> object:
@@ -294,6 +308,36 @@ CASES = [
     pytest.param(run_slugs, fill("[a](", "# "), id="anchors: heading of [a]( without )"),
     pytest.param(run_slugs, fill("![a](b)", "# "), id="anchors: heading of image links"),
     pytest.param(run_slugs, fill("# a\n"), id="anchors: many repeated headings"),
+    pytest.param(run_anchors, fill("```\n# a\n```\n"), id="anchors: many fenced headings"),
+    pytest.param(run_links, fill("[<a>](<b>) "), id="links: many placeholder slots on a line"),
+    pytest.param(run_links, fill("a", "[", "](url)"), id="links: a label as long as the line"),
+    # --- mentions of bundled files ------------------------------------------------------------
+    pytest.param(run_mentions, "`" * SIZE, id="mentions: one run of backticks"),
+    pytest.param(run_mentions, fill("`a/b` "), id="mentions: many code spans on a line"),
+    pytest.param(run_mentions, fill("a/b.md "), id="mentions: many prose paths on a line"),
+    pytest.param(
+        run_mentions,
+        "".join("`" * i + "a/b " for i in range(1, 445)),
+        id="mentions: backtick runs of every length",
+    ),
+    pytest.param(run_mentions, fill("a/"), id="mentions: one long path"),
+    pytest.param(run_mentions, fill("a."), id="mentions: one long dotted name"),
+    pytest.param(run_mentions, fill("["), id="mentions: open brackets"),
+    pytest.param(run_mentions, fill("[a](b) "), id="mentions: many links"),
+    pytest.param(run_mentions, fill("create ", "", "`a/b.md`"), id="mentions: far creation verb"),
+    pytest.param(run_mentions, fill("`a/b` create "), id="mentions: paths and verbs"),
+    pytest.param(run_mentions, fill("${CLAUDE_SKILL_DIR}/a "), id="mentions: many variables"),
+    pytest.param(run_mentions, fill("$CLAUDE_PLUGIN_ROOT/"), id="mentions: variables, no path"),
+    pytest.param(
+        run_mentions, fill("LICENSE.txt ", "---\nlicense: ", "\n---\n"), id="mentions: license"
+    ),
+    pytest.param(run_mentions, fill("a/b.md\n"), id="mentions: one path per line"),
+    # --- memory-file imports ------------------------------------------------------------------
+    pytest.param(run_imports, "@" * SIZE, id="imports: @ repeated"),
+    pytest.param(run_imports, fill("@a.md "), id="imports: many"),
+    pytest.param(run_imports, fill("`@a.md` "), id="imports: many in code spans"),
+    pytest.param(run_imports, fill("a", "@"), id="imports: one long word"),
+    pytest.param(run_imports, fill("!", "@a.md"), id="imports: trailing punctuation"),
     # --- quoted markers, dispatches, read tags -----------------------------------------------
     pytest.param(run_quoted, fill("## "), id="quoted: ## repeated, no quote"),
     pytest.param(run_quoted, fill("A", "`## "), id="quoted: one long token, no quote"),

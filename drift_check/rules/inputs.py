@@ -126,12 +126,17 @@ def invalid_frontmatter(facts: Facts) -> Iterator[Hit]:
     """,
 )
 def unterminated_fence(facts: Facts) -> Iterator[Hit]:
-    """A code fence in an agent file, or in a reference document it includes, is opened and
-    never closed.
+    """A code fence in a Markdown file drift-check reads (an agent or a document it
+    includes, a skill, a memory file, a workflow or command, a document a link points into)
+    is opened and never closed.
 
-    Everything after the opener counts as fenced, so prose headings look like emitted
-    markers and real return templates cannot be told apart. Close the fence with a run of
-    the same character at least as long as the opener.
+    Everything after the opener renders as code: in an agent, prose headings look like
+    emitted markers and real return templates cannot be told apart; anywhere, the headings
+    after it lose their anchors and its links stop being links. Close the fence with a run
+    of the same character at least as long as the opener. The usual cause is a fence nested
+    in another with the same run (```` ```bash ```` inside ```` ```markdown ````): the inner
+    closer ends the outer block, and the outer closer opens a new one; the message says so
+    when the open fence is a bare run. Fence the outer block with a longer run (````).
     """
     yield from _problems(facts, "fence")
 

@@ -12,7 +12,9 @@ from drift_check.facts import (
     Command,
     Directive,
     Facts,
+    FencedHeading,
     InputProblem,
+    MemoryFile,
     Position,
     ReadGate,
     Skill,
@@ -42,11 +44,15 @@ def discover_tree(config: Config) -> Discovered:
     """Walk the tree once, find its components, and choose the packs that fit them
     (unless the config names one)."""
     from drift_check.config import resolve
-    from drift_check.discovery import DISCOVERY_SKIP, discover
+    from drift_check.discovery import DISCOVERY_SKIP, MEMORY_GLOBS, discover
 
     early = config.settings
     repo = Repo(config.root, Limits.from_settings(early), tuple(early.get("exclude", ())))
-    components = discover(repo, early.get("discovery-skip", DISCOVERY_SKIP))
+    components = discover(
+        repo,
+        early.get("discovery-skip", DISCOVERY_SKIP),
+        early.get("memory-files", MEMORY_GLOBS),
+    )
     return Discovered(resolve(config, repo, components), repo, components)
 
 
@@ -143,17 +149,22 @@ def build_facts(config: Config, discovered: Discovered | None = None) -> Facts:
     command_paths = set(repo.glob(globs("commands"))).union(components.commands)
     commands = _commands(repo, sorted(command_paths), {*agent_paths, *skill_paths}, problems)
     restated = _restated(repo, settings, _config_key(config, "skill-matrix"), problems)
+    memory_files = _memory_files(repo, components.memory_files, problems)
     links = [link for a in agents.values() for link in a.links]
     links += [link for s in skills.values() for link in s.links]
+    links += [link for m in memory_files.values() for link in m.links]
     anchors: dict[str, frozenset[str]] = {}
+    fenced_headings: dict[str, dict[str, FencedHeading]] = {}
     if links:
-        from drift_check.scanners.links import slugs
+        from drift_check.scanners.links import heading_anchors
     for link in links:
         target = link.resolved
         if link.anchor and target and target.endswith(".md") and target not in anchors:
             source = repo.read(target) if repo.exists(target) else None
             if source is not None:
-                anchors[target] = slugs(source.text)
+                anchors[target], fenced_headings[target] = heading_anchors(source)
+    checked = {*skills, *memory_files, *(a.path for a in all_agents), *cache.by_path}
+    _unclosed_fences(repo, problems, checked)
     from drift_check.discovery import DISCOVERY_SKIP
 
     # found by name, whatever the preset; not in the folders discovery skips
@@ -203,6 +214,8 @@ def build_facts(config: Config, discovered: Discovered | None = None) -> Facts:
         commands=commands,
         legacy_reads={path: tuple(g) for path, g in legacy_by_path.items()},
         manifests=manifests,
+        memory_files=memory_files,
+        fenced_headings=fenced_headings,
     )
 
 
@@ -281,6 +294,39 @@ def _commands(
 
     found = (scan_command(path, repo, problems) for path in paths)
     return {command.path: command for command in found if command is not None}
+
+
+def _memory_files(
+    repo: Repo, paths: tuple[str, ...], problems: list[InputProblem]
+) -> dict[str, MemoryFile]:
+    """The memory files discovery found (`memory-files`) with their links and `@` imports."""
+    if not paths:
+        return {}
+    from drift_check.scanners.memory import scan_memory
+
+    found = {path: scan_memory(path, repo, problems) for path in paths}
+    return {path: memory for path, memory in found.items() if memory is not None}
+
+
+def _unclosed_fences(repo: Repo, problems: list[InputProblem], checked: set[str]) -> None:
+    """An unclosed fence in every other Markdown file read so far (workflows, commands,
+    registry, linked documents); agents, their includes, skills and memory files are
+    `checked` by their own scanners."""
+    from drift_check.scanners.markdown import scan, unclosed_fence_problem
+
+    kept, seen = [], set()  # a file two scanners read (a skill an agent includes) once
+    for problem in problems:
+        if problem.kind == "fence":
+            if problem.position.path in seen:
+                continue
+            seen.add(problem.position.path)
+        kept.append(problem)
+    problems[:] = kept
+    for path, source in sorted(repo.sources().items()):
+        if path.endswith(".md") and path not in checked:
+            problem = unclosed_fence_problem(path, scan(source.text), markers=False)
+            if problem is not None:
+                problems.append(problem)
 
 
 def _core_folder(repo: Repo, found: str | None, candidates: list[str]) -> str:

@@ -5,10 +5,19 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from drift_check.facts import Agent, Emission, Include, InputProblem, Link, Position, Source
+from drift_check.facts import (
+    Agent,
+    Emission,
+    Include,
+    InputProblem,
+    Link,
+    Mention,
+    Position,
+    Source,
+)
 from drift_check.scanners.files import Repo, matches
 from drift_check.scanners.frontmatter import frontmatter_names, read_frontmatter, split_entries
-from drift_check.scanners.markdown import Cursor, scan
+from drift_check.scanners.markdown import Cursor, scan, unclosed_fence_problem
 
 _INCLUDE = re.compile(r"@([~$\w.][^\s`'\"()<>\[\]{}|,;*]*)")
 # Punctuation that ends a sentence, not a path: stripped from the end of an include token
@@ -150,6 +159,7 @@ def scan_agent(
         disallowed_tool_names=(
             frontmatter_names(source, frontmatter, key_lines, "disallowedTools") or ()
         ),
+        path_mentions=_mentions(source, settings),
     )
 
 
@@ -161,17 +171,9 @@ def _fenced(
     if found is not None:
         return found
     md = scan(source.text)
-    open_fence = md.unclosed
-    if open_fence is not None:
-        problems.append(
-            InputProblem(
-                Position(source.path, open_fence.open_line, open_fence.column),
-                "fence",
-                f"code fence opened here is never closed; headings after line"
-                f" {open_fence.open_line} cannot be told apart from emitted markers."
-                f" Close it with {open_fence.char * open_fence.length}",
-            )
-        )
+    problem = unclosed_fence_problem(source.path, md, markers=True)
+    if problem is not None:
+        problems.append(problem)
     found = [(h.text, Position(source.path, h.line, h.column)) for h in md.headings if h.in_fence]
     cache.by_path[source.path] = found
     return found
@@ -183,3 +185,11 @@ def _links(source: Source, settings: dict[str, Any]) -> tuple[Link, ...]:
     from drift_check.scanners.links import find_links
 
     return tuple(find_links(source, settings.get("sibling-docs", [])))
+
+
+def _mentions(source: Source, settings: dict[str, Any]) -> tuple[Mention, ...]:
+    if not settings.get("agent-links", True):
+        return ()
+    from drift_check.scanners.links import find_mentions
+
+    return tuple(find_mentions(source, False))

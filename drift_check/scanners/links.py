@@ -1,4 +1,5 @@
-"""Relative Markdown links, sibling-document mentions and heading anchors."""
+"""Relative Markdown links, sibling-document mentions, mentions of bundled files and heading
+anchors."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import posixpath
 import re
 from functools import lru_cache
 
-from drift_check.facts import Link, Source
+from drift_check.facts import FencedHeading, Link, Mention, Position, Source
 from drift_check.scanners.markdown import Cursor, MarkdownScan, scan
 
 # `](target)` or `](target "title")`: the `](` literal is what the regex engine looks for.
@@ -25,6 +26,14 @@ _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 # follows: every later `[` would fail too, and was rescanned to the end (quadratic on `[[[`).
 _INLINE_LINK = re.compile(r"!?\[([^\]]*+)(?:(?P<target>\]\([^)]*+\))|\]\([^)]*+)?")
 _SLUG_DROP = re.compile(r"[^\w\- ]", re.UNICODE)
+# A target a template asks the reader to fill in: words such as `url`, `link`, `path` in a
+# name with no extension (`thumbnail_url`, `rel-path-to-target`), or a date or `XXX` slot.
+_PLACEHOLDER_WORDS = frozenset({"url", "uri", "link", "href", "path", "placeholder", "todo", "tbd"})
+_NAME_WORDS = re.compile(r"[_\-]+|(?<=[a-z])(?=[A-Z])")
+_SLOT = re.compile(r"YYYY|XXX|NNN|\bpath/to/")
+_LABEL_LOOKBACK = 200
+_QUOTE_LOOKBACK = 400
+_LABEL_SLOT = re.compile(r"\s*(?:<[^<>\n]*>|\{[^{}\n]*\})\s*")
 
 
 def unquote(text: str) -> str:
@@ -44,12 +53,14 @@ def resolve(source_path: str, target: str) -> str | None:
     return None if joined == ".." or joined.startswith("../") else joined
 
 
-def find_links(source: Source, siblings: list[str]) -> list[Link]:
+def find_links(
+    source: Source, siblings: list[str], markdown: MarkdownScan | None = None
+) -> list[Link]:
     """Relative links of `source` (outside code), and bare mentions of its sibling documents
-    (`reference.md`, `examples.md`), which must sit in the same folder."""
+    (`reference.md`, `examples.md`), which must sit in the same folder. `markdown`: the
+    fences of `source`, when the caller has them."""
     text = source.text
     out: list[Link] = []
-    markdown: MarkdownScan | None = None
     link_ranges: list[tuple[int, int]] = []
     found = [(m, m.start()) for m in _LINK.finditer(text) if m.group("close") is not None]
     found += [(m, m.start()) for m in _DEFINITION.finditer(text)]
@@ -65,6 +76,8 @@ def find_links(source: Source, siblings: list[str]) -> list[Link]:
         if in_span or markdown.in_fence(pos.line):
             continue
         link_ranges.append((m.start(), m.end()))
+        if _placeholder(text, m, raw) or _quoted(text, start):
+            continue
         target, _, anchor = raw.partition("#")
         out.append(Link(target, unquote(anchor) or None, resolve(source.path, target), pos))
     # A definition can hold a `](target)` link: ranges may nest, so each is checked against
@@ -87,6 +100,36 @@ def find_links(source: Source, siblings: list[str]) -> list[Link]:
     return out
 
 
+def _placeholder(text: str, m: re.Match[str], raw: str) -> bool:
+    """A link target a template asks the reader to fill in (`[link](<url>)`,
+    `[thumbnail](thumbnail_url)`, `[<Link>](...)`, `path/to/file.md`), not a broken link."""
+    target = raw.partition("#")[0]
+    if _SLOT.search(target):
+        return True
+    if text.startswith("](", m.start()) and text[m.start() - 1 : m.start()] in (">", "}"):
+        # A slot is short: looking back a bounded way keeps a line of links linear.
+        lookback = max(0, m.start() - _LABEL_LOOKBACK)
+        line_start = text.rfind("\n", lookback, m.start()) + 1 or lookback
+        label_start = text.rfind("[", line_start, m.start())
+        if label_start >= 0 and _LABEL_SLOT.fullmatch(text, label_start + 1, m.start()):
+            return True  # the link text is itself a slot: `[<Link>](...)`, `[{title}](...)`
+    if "/" in target or "." in target or not target:
+        return False  # a folder, a file with an extension, or the file itself
+    if text.startswith("](<", m.start()):
+        return True  # `<url>`: a real path in angle brackets has a folder or an extension
+    return any(w.lower() in _PLACEHOLDER_WORDS for w in _NAME_WORDS.split(target))
+
+
+def _quoted(text: str, start: int) -> bool:
+    """Whether the link at `start` sits in a quotation opened earlier in its paragraph: text
+    the reader is to write into another file ("Add: "Read our [guide](GUIDE.md)""), whose
+    links resolve there, not here. (Looking back a bounded way keeps many links linear.)"""
+    lookback = max(0, start - _QUOTE_LOOKBACK)
+    paragraph = text.rfind("\n\n", lookback, start)
+    window = text[lookback if paragraph < 0 else paragraph : start]
+    return window.count('"') % 2 == 1 or window.count("\u201c") > window.count("\u201d")
+
+
 def _link_text(m: re.Match[str]) -> str:
     return m.group(1) if m.group("target") is not None else m.group(0)
 
@@ -99,14 +142,229 @@ def _sibling_pattern(name: str) -> re.Pattern[str]:
 def slugs(text: str) -> frozenset[str]:
     """GitHub-style anchors of every heading outside fences: lowercased, punctuation
     dropped, spaces to hyphens; a repeated heading gets -1, -2, ..."""
+    return heading_anchors(Source("", text))[0]
+
+
+def _slug(heading: str) -> str:
+    rendered = _INLINE_LINK.sub(_link_text, heading).replace("`", "")
+    return _SLUG_DROP.sub("", rendered.lower()).replace(" ", "-")
+
+
+def heading_anchors(source: Source) -> tuple[frozenset[str], dict[str, FencedHeading]]:
+    """The anchors of `source` (see `slugs`), and the slugs of headings inside fenced blocks,
+    which have none: a link to one is told why it fails (and which fence, if never closed)."""
     seen: dict[str, int] = {}
     out = set()
-    for h in scan(text).headings:
+    fenced: dict[str, FencedHeading] = {}
+    markdown = scan(source.text)
+    for h in markdown.headings:
+        slug = _slug(h.text)
         if h.in_fence:
+            fence = markdown.fence_at(h.line)
+            if fence is not None and slug not in fenced:
+                opener = Position(source.path, fence.open_line, fence.column)
+                fenced[slug] = FencedHeading(h.text, h.line, opener, fence.close_line is not None)
             continue
-        rendered = _INLINE_LINK.sub(_link_text, h.text).replace("`", "")
-        slug = _SLUG_DROP.sub("", rendered.lower()).replace(" ", "-")
         n = seen.get(slug, 0)
         seen[slug] = n + 1
         out.add(slug if n == 0 else f"{slug}-{n}")
-    return frozenset(out)
+    return frozenset(out), fenced
+
+
+# `${CLAUDE_SKILL_DIR}/path` or `$CLAUDE_PLUGIN_ROOT/path`: the path ends where a shell word
+# or a Markdown construct would. What follows it decides whether it was templated.
+_VARIABLE = re.compile(
+    r"\$(?:\{(CLAUDE_SKILL_DIR|CLAUDE_PLUGIN_ROOT)\}|(CLAUDE_SKILL_DIR|CLAUDE_PLUGIN_ROOT)(?!\w))"
+    r"/([^\s`'\"()\[\]{}<>;|&,\\*?$]*+)(.?)"
+)
+_VARIABLE_KIND = {"CLAUDE_SKILL_DIR": "skill-dir", "CLAUDE_PLUGIN_ROOT": "plugin-root"}
+_TICKS = re.compile(r"`+")
+_SEPARATOR = re.compile(r"[./](?=[\w-])")
+# A Markdown link or reference definition: its target is checked as a link (DC701), and its
+# text is only what the reader sees.
+# (A label holds no `[`: each failed try then stops at the next `[`, and a line of them is
+# scanned once, not once per `[`.)
+_LINK_SPAN = re.compile(r"!?\[[^\[\]\n]*+\]\([^)\n]*+\)|^[ ]{0,3}\[[^\[\]\n]++\]:.*+")
+# A path-shaped word of prose: names joined by `/` or `.` (a bare word is no path), not inside
+# a longer word, URL or variable. A full stop that ends the sentence is not taken.
+_PROSE_PATH = re.compile(r"(?<![\w/.@$~:\\%+-])\.?[\w-]++(?:[./][\w-]++)++/?+")
+_EXTENSION = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,7}\Z")
+# Characters and runs that make a path a pattern or a slot to fill, not a file.
+_TEMPLATED = re.compile(r"[{}<>$*?\[\]%|=()@:;,!#'\"\\~^+]|\.\.\.|…|YYYY|XXX|NNN")
+# Words near a path saying the bundle does not ship it: the reader creates it, a tool writes
+# it, or it is the user's project's.
+_NOT_BUNDLED = re.compile(
+    r"\b(?:creat\w*|writ(?:e|es|ing|ten)|wrote|generat\w*|outputs?|"
+    r"sav(?:e|es|ed|ing)|produc\w*|emit\w*|scaffold\w*|touch|mkdir|append\w*|initiali[sz]\w*|"
+    r"render\w*|export\w*|dump\w*|renam\w*|mov(?:e|es|ed|ing)|cop(?:y|ies|ied|ying)|"
+    r"download\w*|becomes?|new file|will (?:be|contain|hold|live)|"
+    r"your|the user's|(?:the|this) (?:project|repo|repository|codebase|workspace)(?:'s)?)\b",
+    re.I,
+)
+# Words right after a file name saying it sits beside the text that names it.
+_HERE = re.compile(
+    r"\W{0,3}(?:in|from|inside|under) this (?:skill's )?(?:directory|folder|skill)\b", re.I
+)
+
+
+def find_mentions(
+    source: Source, in_skill: bool, license_line: int = 0, markdown: MarkdownScan | None = None
+) -> list[Mention]:
+    """Paths `source` names: after `${CLAUDE_SKILL_DIR}/` (in a skill) or
+    `${CLAUDE_PLUGIN_ROOT}/`, anywhere but in a fence showing a Markdown document; in code
+    spans, bold or prose outside fences, unless the line says the path is to be created; and
+    file names in a skill's `license:` line (`license:` on 1-based `license_line`)."""
+    text = source.text
+    out: list[Mention] = []
+    markdown = markdown or scan(text)
+    body = _body_start(text)
+    cursor = Cursor(source)
+    for m in _VARIABLE.finditer(text):
+        kind = _VARIABLE_KIND[m.group(1) or m.group(2)]
+        path = m.group(3).rstrip(".:")
+        if (kind == "skill-dir" and not in_skill) or m.group(4) in ("{", "$", "*", "?", "["):
+            continue
+        if not path.strip("/") or _TEMPLATED.search(path):
+            continue
+        pos = cursor.position(m.start())
+        fence = markdown.fence_at(pos.line)
+        if fence is not None and fence.info.split(" ", 1)[0].lower() in ("markdown", "md"):
+            continue  # a document shown as an example, with its own folder
+        out.append(Mention(path.rstrip("/"), kind, pos))
+    if license_line:
+        line_start = _line_offset(text, license_line)
+        line = text[line_start : text.find("\n", line_start) % (len(text) + 1)]
+        out.extend(_license_mentions(source, line, license_line))
+    # Only lines holding `a/b` or `a.b` can name a path: a search for the separator (fast)
+    # finds the next such line.
+    number, done = 1, 0
+    candidate = _SEPARATOR.search(text, _line_offset(text, body))
+    while candidate is not None:
+        at = candidate.start()
+        before = text[at - 1 : at]
+        if not (before.isalnum() or before in ("_", "-")) or not before:
+            candidate = _SEPARATOR.search(text, at + 1)
+            continue
+        start = text.rfind("\n", 0, at) + 1
+        end = text.find("\n", at)
+        end = len(text) if end < 0 else end
+        number += text.count("\n", done, start)
+        done = start
+        if not markdown.in_fence(number):
+            out.extend(_line_mentions(source, text[start:end], number))
+        candidate = _SEPARATOR.search(text, end)
+    out.sort(key=lambda mention: (mention.position.line, mention.position.column))
+    return out
+
+
+def _line_offset(text: str, number: int) -> int:
+    """Where 1-based line `number` starts in `text`."""
+    offset = 0
+    for _ in range(number - 1):
+        offset = text.find("\n", offset) + 1
+        if offset == 0:
+            return len(text)
+    return offset
+
+
+def _body_start(text: str) -> int:
+    """The first line after the frontmatter (1 when there is none)."""
+    if not text.startswith("---\n"):
+        return 1
+    end = text.find("\n---", 3)
+    return 1 if end < 0 else text.count("\n", 0, end) + 3
+
+
+def _line_mentions(source: Source, line: str, number: int) -> list[Mention]:
+    text = _LINK_SPAN.sub(_blank, line) if "[" in line else line
+    found: list[tuple[int, str, bool]] = []  # column offset, token, in code
+    if "`" in text:
+        runs = [(m.start(), m.end()) for m in _TICKS.finditer(text)]
+        prose: list[str] = []  # the line with its code spans blanked, in pieces
+        done = 0
+        for lo, hi in _code_spans(runs):
+            content = text[lo:hi]
+            token = content.strip()
+            if token and " " not in token and "\t" not in token:
+                found.append((lo + content.index(token), token, True))
+            prose += [text[done:lo], " " * (hi - lo)]
+            done = hi
+        prose.append(text[done:])
+        text = "".join(prose)
+    if _SEPARATOR.search(text):
+        found += [(m.start(), m.group(0), False) for m in _PROSE_PATH.finditer(text)]
+    out = []
+    verbs: list[tuple[int, int]] | None = None  # where the line says "create", "your", ...
+    for at, path, in_code in found:
+        if not _path_shaped(path, in_code):
+            continue
+        end = at + len(path)
+        if verbs is None:
+            verbs = [(m.start(), m.end()) for m in _NOT_BUNDLED.finditer(line)]
+        if verbs and _near(verbs, at, end):
+            continue
+        bare = "/" not in path.rstrip("/")
+        here = bare and _HERE.match(line, end, end + 40) is not None
+        position = Position(source.path, number, at + 1)
+        out.append(Mention(path.rstrip("/"), "text", position, bare, here))
+    return out
+
+
+def _blank(m: re.Match[str]) -> str:
+    return " " * len(m.group(0))
+
+
+def _near(verbs: list[tuple[int, int]], start: int, end: int) -> bool:
+    """A word of `_NOT_BUNDLED` ends in the 80 characters before a path, or starts in the 30
+    after it."""
+    i = bisect.bisect_left(verbs, (start - 80, 0))
+    if i < len(verbs) and verbs[i][0] < start and verbs[i][1] <= start:
+        return True
+    j = bisect.bisect_left(verbs, (end, 0))
+    return j < len(verbs) and verbs[j][0] < end + 30
+
+
+def _code_spans(runs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The contents (start, end) of the code spans a line's backtick runs make: a run opens a
+    span closed by the next run of the same length; a run with none is literal text."""
+    following: list[int | None] = [None] * len(runs)
+    last: dict[int, int] = {}
+    for i in range(len(runs) - 1, -1, -1):
+        length = runs[i][1] - runs[i][0]
+        following[i] = last.get(length)
+        last[length] = i
+    out = []
+    i = 0
+    while i < len(runs):
+        j = following[i]
+        if j is None:
+            i += 1
+            continue
+        out.append((runs[i][1], runs[j][0]))
+        i = j + 1
+    return out
+
+
+def _path_shaped(path: str, in_code: bool) -> bool:
+    """A relative path of the bundle: folders and a name (in prose, a name with an
+    extension or a folder with its `/`), or a file name with an extension."""
+    if _TEMPLATED.search(path) or path.startswith(("/", "-", "~", "./", "../")):
+        return False
+    segments = path.rstrip("/").split("/")
+    if "" in segments or "." in segments or ".." in segments:
+        return False
+    if len(segments) == 1:  # a file name, not an extension (`.json`) or a suffix (`.local.md`)
+        return not path.startswith(".") and _EXTENSION.search(path) is not None
+    if "." in segments[0][1:]:
+        return False  # a host name: `github.com/...`
+    return in_code or path.endswith("/") or _EXTENSION.search(path) is not None
+
+
+def _license_mentions(source: Source, line: str, number: int) -> list[Mention]:
+    """File names in a `license:` value (`Complete terms in LICENSE.txt`)."""
+    out = []
+    for m in _PROSE_PATH.finditer(line, line.find(":") + 1):
+        path = m.group(0).rstrip(".")
+        if "/" not in path and _EXTENSION.search(path) and not _TEMPLATED.search(path):
+            out.append(Mention(path, "license", Position(source.path, number, m.start() + 1), True))
+    return out

@@ -18,7 +18,7 @@ import re
 from functools import lru_cache
 from typing import NamedTuple
 
-from drift_check.facts import Position, Source
+from drift_check.facts import InputProblem, Position, Source
 
 
 # Lines that can matter: a fence run or a heading, after any indentation and any list-item
@@ -65,6 +65,7 @@ class FenceSpan(NamedTuple):
     length: int
     indent: int
     column: int  # of the opening run
+    info: str = ""  # the info string after the opening run (`markdown`, `bash`, ...)
 
 
 class MarkdownScan(NamedTuple):
@@ -81,8 +82,14 @@ class MarkdownScan(NamedTuple):
     def in_fence(self, line: int) -> bool:
         """Whether 1-based `line` lies in a fenced block, fence lines included (fences are
         in order and never nested, so one binary search finds the only candidate)."""
+        return self.fence_at(line) is not None
+
+    def fence_at(self, line: int) -> FenceSpan | None:
+        """The fenced block 1-based `line` lies in, fence lines included."""
         i = bisect.bisect_right(self.fence_opens, line) - 1
-        return i >= 0 and line <= (self.fences[i].close_line or 1 << 30)
+        if i >= 0 and line <= (self.fences[i].close_line or 1 << 30):
+            return self.fences[i]
+        return None
 
 
 def _indent_width(ws: str) -> int:
@@ -105,6 +112,7 @@ def scan(text: str, max_level: int = 6) -> MarkdownScan:
     fence_line = fence_len = fence_indent = fence_column = 0
     fence_char = ""  # empty while no fence is open
     fence_quoted = False  # the open fence sits in a block quote
+    fence_info = ""
     text = "\n" + text
     count = text.count
     last = 0
@@ -129,6 +137,7 @@ def scan(text: str, max_level: int = 6) -> MarkdownScan:
                 fence_line, fence_char, fence_len = line, char, len(run)
                 fence_indent, fence_column = indent, column
                 fence_quoted = ">" in container
+                fence_info = rest.strip()
             elif (
                 char == fence_char
                 and len(run) >= fence_len
@@ -136,7 +145,15 @@ def scan(text: str, max_level: int = 6) -> MarkdownScan:
                 and not rest.strip(" \t")
             ):
                 fences.append(
-                    FenceSpan(fence_line, line, fence_char, fence_len, fence_indent, fence_column)
+                    FenceSpan(
+                        fence_line,
+                        line,
+                        fence_char,
+                        fence_len,
+                        fence_indent,
+                        fence_column,
+                        fence_info,
+                    )
                 )
                 fence_char = ""
             continue
@@ -148,9 +165,36 @@ def scan(text: str, max_level: int = 6) -> MarkdownScan:
             headings.append(HeadingLine(line, column, len(run), title, bool(fence_char), start))
     if fence_char:
         fences.append(
-            FenceSpan(fence_line, None, fence_char, fence_len, fence_indent, fence_column)
+            FenceSpan(
+                fence_line, None, fence_char, fence_len, fence_indent, fence_column, fence_info
+            )
         )
     return MarkdownScan(tuple(headings), tuple(fences), tuple(f.open_line for f in fences))
+
+
+def unclosed_fence_problem(path: str, markdown: MarkdownScan, markers: bool) -> InputProblem | None:
+    """The finding for the fence `markdown` leaves open, if any. `markers`: the file is an
+    agent's or one it includes, where fenced headings are emitted markers."""
+    fence = markdown.unclosed
+    if fence is None:
+        return None
+    run = fence.char * fence.length
+    swallowed = "look like emitted markers" if markers else "lose their anchors"
+    if not fence.info and len(markdown.fences) > 1:
+        # A bare run after other fences is most often a closer whose block a nested fence
+        # (```bash inside ```markdown) already closed.
+        advice = (
+            f"if this {run} was meant to close a block, a fence nested in that block closed it"
+            f" first: open the outer block with a longer run ({fence.char * (fence.length + 1)})"
+        )
+    else:
+        advice = f"close it with {run}"
+    return InputProblem(
+        Position(path, fence.open_line, fence.column),
+        "fence",
+        f"code fence opened here is never closed, so everything after line {fence.open_line}"
+        f" reads as code (headings there {swallowed}); {advice}",
+    )
 
 
 def _has_list_marker(container: str) -> bool:

@@ -7,7 +7,8 @@ from typing import Any
 from drift_check.facts import Named, Skill, Source
 from drift_check.scanners.files import Repo
 from drift_check.scanners.frontmatter import frontmatter_names, read_frontmatter
-from drift_check.scanners.links import find_links
+from drift_check.scanners.links import find_links, find_mentions
+from drift_check.scanners.markdown import scan, unclosed_fence_problem
 
 
 def count_lines(text: str, rule: str) -> int:
@@ -41,6 +42,11 @@ def scan_skill(
     if problem is not None:
         problems.append(problem)
     text = source.text
+    markdown = scan(text)
+    fence = unclosed_fence_problem(path, markdown, markers=False)
+    if fence is not None:
+        problems.append(fence)
+    siblings = settings.get("sibling-docs", [])
     return Skill(
         name=directory.rsplit("/", 1)[-1],
         path=path,
@@ -50,7 +56,8 @@ def scan_skill(
         frontmatter_lines=key_lines,
         line_count=count_lines(text, settings.get("skill-line-count", "all")),
         token_estimate=-(-len(text) // max(1, int(settings.get("chars-per-token", 4)))),
-        links=tuple(find_links(source, settings.get("sibling-docs", []))),
+        links=tuple(find_links(source, siblings, markdown)),
+        path_mentions=tuple(find_mentions(source, True, key_lines.get("license", 0), markdown)),
         allowed_tools=tool_list(source, frontmatter, key_lines, "allowed-tools"),
         disallowed_tools=tool_list(source, frontmatter, key_lines, "disallowed-tools"),
     )
