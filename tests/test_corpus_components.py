@@ -49,6 +49,7 @@ def test_the_marketplace_of_top_level_plugin_folders(cli) -> None:  # type: igno
             hooks.append(manifest["hooks"])
     settings = json.loads((LAURIGATES / ".claude/settings.json").read_text())
     memory = [f for f in files if f.endswith("CLAUDE.md") and "/templates/" not in f]
+    memory += [f for f in files if f.startswith(".claude/rules/") and f.endswith(".md")]
     assert _components(cli, LAURIGATES) == {
         "plugins": len(sources),
         "agents": len(agents),
