@@ -16,14 +16,12 @@ reads is read through the `Repo`, once.
 from __future__ import annotations
 
 import bisect
-import posixpath
 from collections.abc import Iterable
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
+from drift_check.facts import EMPTY_MANIFESTS, InputProblem, Manifests, Plugin
 from drift_check.scanners.files import Repo, matches
 
-PLUGIN_MANIFEST = ".claude-plugin/plugin.json"
-MARKETPLACE_MANIFEST = ".claude-plugin/marketplace.json"
 # where memory files are (the `memory-files` setting): instructions a host loads at start-up
 MEMORY_GLOBS = (
     "**/CLAUDE.md",
@@ -46,20 +44,12 @@ def is_index_document(path: str) -> bool:
 # `discovery-skip` setting); memory files are also not read in templates of other projects
 DISCOVERY_SKIP = ("**/fixtures/**", "**/__fixtures__/**", "**/testdata/**", "**/test-fixtures/**")
 TEMPLATE_FOLDERS = ("**/templates/**", "**/template/**")
-SETTINGS_FILES = (".claude/settings.json", ".claude/settings.local.json")
 # declared component keys of a plugin manifest (and of a marketplace entry that is not strict)
 COMPONENT_KEYS = ("agents", "skills", "commands", "hooks", "mcpServers")
 
 
-class Plugin(NamedTuple):
-    root: str  # the plugin's folder, "" for the tree itself
-    name: str | None  # from its manifest, else from the marketplace entry
-    manifest: str | None  # its `.claude-plugin/plugin.json`, if it has one
-    marketplace: str | None  # the marketplace that lists it, if one does
-
-
 class Components(NamedTuple):
-    plugins: tuple[Plugin, ...]
+    plugins: tuple[Plugin, ...]  # every plugin root, with its manifest's declared paths
     marketplaces: tuple[str, ...]
     agents: tuple[str, ...]
     skills: tuple[str, ...]
@@ -71,6 +61,7 @@ class Components(NamedTuple):
     claude_folders: tuple[str, ...]  # every `.claude` folder holding agents, skills or commands
     # (agent file, manifest, line of its `agents` key): beside listed agents, not listed
     undeclared_agents: tuple[tuple[str, str, int], ...] = ()
+    manifests: Manifests = EMPTY_MANIFESTS  # the manifests, read with positions
 
     def counts(self) -> list[tuple[int, str]]:
         """What was found, for the banner and the JSON summary."""
@@ -90,48 +81,42 @@ class Components(NamedTuple):
 
 
 def discover(
-    repo: Repo, skip: Iterable[str] = (), memory: Iterable[str] = MEMORY_GLOBS
+    repo: Repo,
+    skip: Iterable[str] = (),
+    problems: list[InputProblem] | None = None,
+    memory: Iterable[str] = MEMORY_GLOBS,
 ) -> Components:
     """Every component of the tree; files matching `skip` (test fixtures, by default) are
-    never components, though they still exist for links and citations. `memory`: globs of
-    memory files."""
+    never components, though they still exist for links and citations; `memory`: globs of
+    memory files. The manifests are
+    read once, with positions (`scan_manifests`); a manifest that cannot be read is a
+    problem in `problems`, and its plugin has no declared parts."""
+    from drift_check.scanners.manifests import scan_manifests
+
     skip = tuple(skip)
     memory_globs = tuple(memory)
     files = [f for f in repo.files() if not (skip and matches(f, skip))]
     file_set = frozenset(files)
-    folders = _folders(files)
-    marketplaces = [f for f in files if _is(f, MARKETPLACE_MANIFEST)]
-    plugins: dict[str, Plugin] = {}
+    manifests = scan_manifests(repo, problems if problems is not None else [], skip)
+    plugins = {p.root: p for p in manifests.plugins}
     declared: dict[str, list[str]] = {key: [] for key in COMPONENT_KEYS}
     listed: list[tuple[str, list[str]]] = []  # (manifest, the agent files it lists)
-    for path in sorted(f for f in files if _is(f, PLUGIN_MANIFEST)):
-        root = _parent(_parent(path))
-        data = _json(repo, path)
-        name = data.get("name") if isinstance(data.get("name"), str) else None
-        plugins[root] = Plugin(root, name, path, None)
-        before = len(declared["agents"])
-        _declare(data, root, declared)
-        listed.append((path, [a for a in declared["agents"][before:] if a.endswith(".md")]))
-    for path in marketplaces:
-        data = _json(repo, path)
-        base = _parent(_parent(path))
-        metadata = data.get("metadata")
-        prefix = metadata.get("pluginRoot") if isinstance(metadata, dict) else None
-        if isinstance(prefix, str):
-            base = _join(base, prefix) or base
-        entries = data.get("plugins")
-        for entry in entries if isinstance(entries, list) else ():
-            if not isinstance(entry, dict) or not isinstance(entry.get("source"), str):
-                continue  # a remote source (github, url, npm) has nothing in this tree
-            root = _join(base, entry["source"])
-            if root is None or (root and root not in folders):
-                continue  # a missing source is a manifest finding, not a plugin
-            name = entry.get("name") if isinstance(entry.get("name"), str) else None
-            known = plugins.get(root)
-            plugins[root] = Plugin(
-                root, known.name if known and known.name else name, known and known.manifest, path
-            )
-            _declare(entry, root, declared)
+    for plugin in manifests.plugins:
+        for component in plugin.components:
+            if component.key in declared and component.resolved is not None:
+                declared[component.key].append(component.resolved)
+        if plugin.manifest is not None:
+            agent_files = [
+                c.resolved
+                for c in plugin.components
+                if c.key == "agents" and c.resolved and c.resolved.endswith(".md")
+            ]
+            listed.append((plugin.manifest, agent_files))
+    for market in manifests.marketplaces:
+        for entry in market.entries:
+            for component in entry.components:
+                if component.key in declared and component.resolved is not None:
+                    declared[component.key].append(component.resolved)
     roots = frozenset(plugins)
     agents, commands, skills, variants, claude = set(), set(), [], [], set()
     for path in files:
@@ -176,17 +161,17 @@ def discover(
                 if path not in agents and _has_frontmatter(repo, path):
                     line = _key_line(repo, manifest, '"agents"')
                     undeclared.append((path, manifest, line))
-    hooks = {f for f in files if _in_plugin_hooks(f, roots)}
-    hooks.update(t for t in declared["hooks"] if t in file_set and t.endswith(".json"))
-    hooks.update(f for f in files if _is(f, *SETTINGS_FILES) and _mentions(repo, f, '"hooks"'))
-    mcp = {f for f in files if f.rsplit("/", 1)[-1] == ".mcp.json"}
+    # hooks inline in a plugin.json are part of that manifest, not a hook file
+    manifest_files = {p.manifest for p in manifests.plugins}
+    hooks = {h.path for h in manifests.hooks if h.path not in manifest_files}
+    mcp = set(manifests.mcp_files)
     mcp.update(t for t in declared["mcpServers"] if t in file_set and t.endswith(".json"))
     memory_files = [
         f for f in files if matches(f, memory_globs) and not matches(f, TEMPLATE_FOLDERS)
     ]
     return Components(
-        plugins=tuple(plugins[r] for r in sorted(plugins)),
-        marketplaces=tuple(marketplaces),
+        plugins=manifests.plugins,
+        marketplaces=tuple(m.path for m in manifests.marketplaces),
         agents=tuple(sorted(agents)),
         skills=tuple(skills),
         skill_variants=tuple(variants),
@@ -196,67 +181,12 @@ def discover(
         memory_files=tuple(memory_files),
         claude_folders=tuple(sorted(claude)),
         undeclared_agents=tuple(sorted(undeclared)),
+        manifests=manifests,
     )
-
-
-def _is(path: str, *suffixes: str) -> bool:
-    return any(path == s or path.endswith("/" + s) for s in suffixes)
 
 
 def _parent(path: str) -> str:
     return path.rsplit("/", 1)[0] if "/" in path else ""
-
-
-def _join(base: str, relative: str) -> str | None:
-    """A manifest's relative path from `base`, as a repository path; None when it is not a
-    relative path or leaves the tree."""
-    if "://" in relative or relative.startswith(("/", "~", "$")):
-        return None
-    joined = posixpath.normpath(posixpath.join(base, relative)) if relative else base
-    if joined == ".":
-        return ""
-    if joined == ".." or joined.startswith("../"):
-        return None
-    return joined
-
-
-def _folders(paths: Iterable[str]) -> frozenset[str]:
-    """Every folder that holds one of `paths`, at any depth."""
-    out: set[str] = set()
-    for path in paths:
-        i = path.rfind("/")
-        while i > 0 and path[:i] not in out:
-            out.add(path[:i])
-            i = path.rfind("/", 0, i)
-    return frozenset(out)
-
-
-def _json(repo: Repo, path: str) -> dict[str, Any]:
-    """A manifest's top-level object; anything else is {} here (the manifest rules report
-    why it cannot be read). Read by the manifests' own parser: `json.loads` recurses, and a
-    deeply nested manifest made it raise RecursionError."""
-    from drift_check.scanners.json_parser import JsonSyntaxError, parse_json
-
-    source = repo.read(path)
-    if source is None:
-        return {}
-    try:
-        data = parse_json(source.text, path, repo.limits.max_json_depth).plain()
-    except JsonSyntaxError:
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def _declare(data: dict[str, Any], root: str, declared: dict[str, list[str]]) -> None:
-    """The component paths a manifest declares (a string or a list of strings each),
-    resolved against the plugin root."""
-    for key in COMPONENT_KEYS:
-        value = data.get(key)
-        for item in [value] if isinstance(value, str) else value if isinstance(value, list) else ():
-            if isinstance(item, str):
-                target = _join(root, item)
-                if target is not None:
-                    declared[key].append(target)
 
 
 def _component_folder(path: str, kind: str, roots: frozenset[str]) -> tuple[str | None, str]:
@@ -294,13 +224,6 @@ def _markdown_under(target: str, files: list[str], file_set: frozenset[str]) -> 
     return out
 
 
-def _in_plugin_hooks(path: str, roots: frozenset[str]) -> bool:
-    if not path.endswith("hooks/hooks.json"):
-        return False
-    root = path[: -len("hooks/hooks.json")].rstrip("/")
-    return root in roots or root == ""
-
-
 def _has_frontmatter(repo: Repo, path: str) -> bool:
     source = repo.read(path)
     return source is not None and source.text.startswith("---\n")
@@ -310,8 +233,3 @@ def _key_line(repo: Repo, path: str, needle: str) -> int:
     source = repo.read(path)
     i = source.text.find(needle) if source is not None else -1
     return 1 if source is None or i < 0 else source.text.count("\n", 0, i) + 1
-
-
-def _mentions(repo: Repo, path: str, needle: str) -> bool:
-    source = repo.read(path)
-    return source is not None and needle in source.text

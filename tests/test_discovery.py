@@ -34,7 +34,7 @@ def test_plugin_manifests_say_where_the_parts_are(tmp_path: Path) -> None:
             ".claude-plugin/marketplace.json": """{"name": "m", "owner": {"name": "o"},
                 "metadata": {"pluginRoot": "./packages"},
                 "plugins": [
-                  {"name": "one", "source": "./one"},
+                  {"name": "one", "source": "one"},
                   {"name": "gone", "source": "./gone"},
                   {"name": "remote", "source": {"source": "github", "repo": "o/r"}},
                   {"name": "outside", "source": "../../etc"}]}""",
@@ -48,7 +48,7 @@ def test_plugin_manifests_say_where_the_parts_are(tmp_path: Path) -> None:
             "packages/one/agents/review/deep.md": AGENT.format("deep"),
         },
     )
-    assert [(p.root, p.name) for p in found.plugins] == [("packages/one", "one")]
+    assert [(p.root, p.name and p.name.name) for p in found.plugins] == [("packages/one", "one")]
     assert found.agents == (
         "packages/one/agents/helper.md",
         "packages/one/agents/review/deep.md",

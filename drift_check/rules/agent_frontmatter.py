@@ -132,7 +132,13 @@ def agent_unknown_skill(facts: Facts) -> Iterator[Hit]:
     plugin when the plugin is in the tree, and left alone when it is not.
     """
     known = {d.rsplit("/", 1)[-1] for d in facts.skill_dirs} | facts.skill_names
-    plugins = {p.name: p.root for p in facts.components.plugins if p.name}
+    plugins = {
+        e.name.name: e.root
+        for m in facts.manifests.marketplaces
+        for e in m.entries
+        if e.name is not None and e.root is not None
+    }
+    plugins.update((p.name.name, p.root) for p in facts.manifests.plugins if p.name is not None)
     for agent in _agents(facts):
         for ref in agent.skills or ():
             plugin, _, skill = ref.name.rpartition(":")

@@ -27,7 +27,6 @@ from drift_check.facts import (
 from drift_check.scanners.agents import HeadingCache, scan_agent
 from drift_check.scanners.consumers import scan_consumers, settings_globs
 from drift_check.scanners.files import Limits, Repo, glob_pattern, matches
-from drift_check.scanners.manifests import scan_manifests
 from drift_check.scanners.registry import parse_registry
 
 if TYPE_CHECKING:  # discovery imports the scanners' file layer: no import cycle at start-up
@@ -38,6 +37,7 @@ class Discovered(NamedTuple):
     config: Config  # with its packs chosen
     repo: Repo
     components: Components
+    problems: list[InputProblem]  # manifests discovery could not read
 
 
 def discover_tree(config: Config) -> Discovered:
@@ -48,21 +48,23 @@ def discover_tree(config: Config) -> Discovered:
 
     early = config.settings
     repo = Repo(config.root, Limits.from_settings(early), tuple(early.get("exclude", ())))
+    problems: list[InputProblem] = []
     components = discover(
         repo,
         early.get("discovery-skip", DISCOVERY_SKIP),
+        problems,
         early.get("memory-files", MEMORY_GLOBS),
     )
-    return Discovered(resolve(config, repo, components), repo, components)
+    return Discovered(resolve(config, repo, components), repo, components, problems)
 
 
 def build_facts(config: Config, discovered: Discovered | None = None) -> Facts:
     """Scan each component of the tree once into the facts the rules read."""
     from drift_check.discovery import is_index_document
 
-    config, repo, components = discovered or discover_tree(config)
+    config, repo, components, found_problems = discovered or discover_tree(config)
     settings = config.settings
-    problems: list[InputProblem] = []
+    problems: list[InputProblem] = list(found_problems)
     registry_path = next((p for p in settings["registry"] if repo.exists(p)), None)
     registry = None
     core = _core_folder(repo, registry_path, settings["registry"])
@@ -165,10 +167,7 @@ def build_facts(config: Config, discovered: Discovered | None = None) -> Facts:
                 anchors[target], fenced_headings[target] = heading_anchors(source)
     checked = {*skills, *memory_files, *(a.path for a in all_agents), *cache.by_path}
     _unclosed_fences(repo, problems, checked)
-    from drift_check.discovery import DISCOVERY_SKIP
-
-    # found by name, whatever the preset; not in the folders discovery skips
-    manifests = scan_manifests(repo, problems, settings.get("discovery-skip", DISCOVERY_SKIP))
+    manifests = components.manifests  # read by discovery, whatever the preset
     problems.extend(repo.problems)
     return Facts(
         root=config.root,
