@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 from typing import IO, TYPE_CHECKING, Any, AnyStr, NamedTuple
 
+from drift_check import settings as schema
 from drift_check.yaml_loader import YamlError, safe_load
 
 if TYPE_CHECKING:
@@ -30,60 +31,8 @@ def load_yaml_document(text: str) -> Any:
 # detection order: the more specific layout first
 PACK_ORDER = ("gsd", "contracts", "gaia", "claude-code", "agent-skills")
 
-# setting name -> expected type ("str", "int", "list")
-SETTING_TYPES: dict[str, str] = {
-    "registry": "list",
-    "registry-heading": "str",
-    "agents": "list",
-    "agents-exclude": "list",
-    "exclude": "list",
-    "consumers": "list",
-    "dispatch-surfaces": "list",
-    "python-consumers": "list",
-    "include-prefixes": "list",
-    "include-follow": "list",
-    "follow-read-mentions": "bool",
-    "marker-shape": "str",
-    "marker-max-length": "int",
-    "non-agent-tokens": "list",
-    "legacy-read-tags": "list",
-    "read-gate-tag": "str",
-    "write-tools": "list",
-    "shell-tools": "list",
-    "max-file-bytes": "int",
-    "max-line-length": "int",
-    "max-yaml-depth": "int",
-    "max-yaml-aliases": "int",
-    "max-json-depth": "int",
-    "skills": "list",
-    "skill-allowed-keys": "list",
-    "skill-name-max": "int",
-    "skill-description-max": "int",
-    "skill-compatibility-max": "int",
-    "skill-line-limit": "int",
-    "skill-injected-line-limit": "int?",
-    "skill-line-count": "str",
-    "skill-token-limit": "int?",
-    "chars-per-token": "int",
-    "sibling-docs": "list",
-    "agent-links": "bool",
-    "memory-files": "list",
-    "agent-required-keys": "list",
-    "agent-skills-prefix": "list",
-    "known-tools": "list",
-    "removed-tools": "map",
-    "agent-allowed-keys": "list",
-    "plugin-agent-ignored-keys": "list",
-    "agent-name-matches-file": "bool",
-    "commands": "list",
-    "command-allowed-keys": "list",
-    "skill-matrix": "dict?",
-    "unassigned-phrases": "list",
-    "skill-tree-file": "str?",
-    "discovery-skip": "list",
-    "hook-events": "list",
-}
-CONFIG_KEYS = {"preset", "select", "ignore", "severity", "per-file-ignores", *SETTING_TYPES}
+# keys of a config file besides the settings (and their `extend-` forms)
+CONFIG_KEYS = {"preset", "select", "extend-select", "ignore", "severity", "per-file-ignores"}
 SEVERITIES = ("error", "warning", "info")
 PACK_KEYS = {"name", "extends", "summary", "notes", "detect", "settings", "rules"}
 
@@ -112,6 +61,7 @@ class Config(NamedTuple):
     severities: dict[str, str] = {}  # noqa: RUF012 (a NamedTuple default, never mutated)
     per_file_ignores: dict[str, list[str]] = {}  # noqa: RUF012 (glob -> codes or prefixes)
     overrides: dict[str, Any] = {}  # noqa: RUF012 (the settings the user's config sets)
+    extend_select: tuple[str, ...] = ()  # added to the packs' rules once they are chosen
     key_lines: dict[str, int] = {}  # noqa: RUF012 (line of each key in the config file)
     preset_set: bool = False  # the user's config names the preset
 
@@ -166,7 +116,11 @@ def _read_pack(name_or_path: str, root: str) -> tuple[str, dict[str, Any]]:
     unknown = sorted(set(data) - PACK_KEYS)
     if unknown:
         raise ConfigError(f"{path}: unknown key `{unknown[0]}` in rule pack")
-    _check_settings(data.get("settings") or {}, path, "settings.")
+    if not isinstance(data.get("settings") or {}, dict):
+        raise ConfigError(f"{path}: `settings` must be a mapping")
+    data["settings"] = _checked_settings(data.get("settings") or {}, path, "settings.")
+    if "rules" in data:
+        data["rules"] = _codes(data["rules"], path, "`rules`")
     return path, data
 
 
@@ -217,14 +171,13 @@ def load_pack(name_or_path: str | list[str], root: str) -> Pack:
     if isinstance(name_or_path, list):
         names = name_or_path
         name_or_path = "+".join(names)
-        files[name_or_path] = ("<discovered>", {"name": name_or_path, "extends": names})
+        files[name_or_path] = (
+            "<discovered>",
+            {"name": name_or_path, "extends": names, "settings": {}},
+        )
     order = _linearize(name_or_path, root, files)
-    settings: dict[str, Any] = {}
-    for pack in reversed(order):
-        settings.update(files[pack][1].get("settings") or {})
-    rules = next(
-        (tuple(map(str, files[p][1]["rules"])) for p in order if "rules" in files[p][1]), ()
-    )
+    settings = schema.resolve(files[pack][1]["settings"] for pack in reversed(order))
+    rules = next((files[p][1]["rules"] for p in order if files[p][1].get("rules")), ("DC",))
     path, data = files[name_or_path]
     return Pack(
         name=str(data["name"]),
@@ -236,58 +189,11 @@ def load_pack(name_or_path: str | list[str], root: str) -> Pack:
     )
 
 
-def _check_settings(values: dict[str, Any], where: str, prefix: str = "") -> None:
-    for key, value in values.items():
-        kind = SETTING_TYPES.get(key)
-        if kind is None:
-            raise ConfigError(f"{where}: unknown key `{prefix}{key}`")
-        optional = kind.endswith("?")
-        kind = kind.rstrip("?")
-        ok = (optional and value is None) or {
-            "str": isinstance(value, str),
-            "int": isinstance(value, int) and not isinstance(value, bool) and value >= 0,
-            "bool": isinstance(value, bool),
-            "list": (isinstance(value, list) and all(isinstance(v, str) for v in value))
-            or (key == "registry" and isinstance(value, str)),
-            "dict": isinstance(value, dict),
-            "map": isinstance(value, dict)
-            and all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()),
-        }[kind]
-        if not ok:
-            want = {
-                "str": "a string",
-                "int": "a whole number, 0 or more",
-                "bool": "true or false",
-                "list": "a list of strings",
-                "dict": "a mapping",
-                "map": "a mapping of strings to strings",
-            }[kind]
-            raise ConfigError(f"{where}: `{prefix}{key}` must be {want}{' or null' * optional}")
-        if key == "skill-matrix" and value is not None:
-            _check_skill_matrix(value, where, f"{prefix}{key}")
-
-
-SKILL_MATRIX_KEYS = {
-    "file": "str",
-    "agent-column": "str",
-    "frontmatter-columns": "list",
-    "on-demand-columns": "list",
-}
-
-
-def _check_skill_matrix(value: dict[str, Any], where: str, name: str) -> None:
-    """`skill-matrix` is a file and, optionally, the names of its columns."""
-    for key, item in value.items():
-        kind = SKILL_MATRIX_KEYS.get(key)
-        if kind is None:
-            known = ", ".join(SKILL_MATRIX_KEYS)
-            raise ConfigError(f"{where}: unknown key `{name}.{key}` (known: {known})")
-        ok = isinstance(item, str) or (
-            kind == "list" and isinstance(item, list) and all(isinstance(v, str) for v in item)
-        )
-        if not ok:
-            want = "a string" if kind == "str" else "a list of strings"
-            raise ConfigError(f"{where}: `{name}.{key}` must be {want}")
+def _checked_settings(values: dict[str, Any], where: str, prefix: str = "") -> dict[str, Any]:
+    try:
+        return schema.check(values, prefix)
+    except schema.SettingError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
 
 
 def _inside(root: str, path: str) -> bool:
@@ -429,26 +335,18 @@ def resolve(config: Config, repo: Repo, components: Components) -> Config:
     return config._replace(
         preset=pack.name if systems else "",
         reason=reason,
-        settings=_layered(pack, config.overrides),
-        select=config.select or pack.rules or ("DC",),
+        settings=schema.resolve([pack.settings, config.overrides]),
+        select=(config.select or pack.rules) + config.extend_select,
     )
-
-
-def _layered(pack: Pack, overrides: dict[str, Any]) -> dict[str, Any]:
-    settings = dict(pack.settings)
-    settings.update(overrides)
-    if isinstance(settings.get("registry"), str):
-        settings["registry"] = [settings["registry"]]
-    return settings
 
 
 def detect(root: str) -> tuple[str, str] | None:
     """The packs discovery would choose for the tree at `root`, and what showed them."""
-    from drift_check.discovery import DISCOVERY_SKIP, discover
+    from drift_check.discovery import discover
     from drift_check.scanners.files import Repo
 
     repo = Repo(root)
-    systems = detect_systems(repo, discover(repo, DISCOVERY_SKIP))
+    systems = detect_systems(repo, discover(repo, schema.default("discovery-skip")))
     if not systems:
         return None
     return "+".join(n for n, _ in systems), " and ".join(hit for _, hit in systems)
@@ -472,31 +370,33 @@ def load_config(root: str, config_file: str | None = None) -> Config:
     if found is not None:
         where, user = found
         for key in user:
-            if key not in CONFIG_KEYS:
+            if key not in CONFIG_KEYS and key not in schema.KEYS:
                 raise ConfigError(f"{where}: unknown key `{key}`")
-    overrides = {k: v for k, v in user.items() if k in SETTING_TYPES}
-    _check_settings(overrides, where or "config")
+    label = where or "config"  # the whole config is checked before any pack is read
+    overrides = _checked_settings({k: v for k, v in user.items() if k in schema.KEYS}, label)
+    select = _codes(user.get("select"), label, "`select`")
+    extend_select = _codes(user.get("extend-select"), label, "`extend-select`")
+    ignore = _codes(user.get("ignore"), label, "`ignore`")
+    severities = _severities(user.get("severity"), label)
+    per_file_ignores = _per_file_ignores(user.get("per-file-ignores"), label)
     if "preset" in user:
         preset = str(user["preset"])
         reason = f"preset {preset!r} set in {os.path.relpath(where or '', root)}"
         pack: Pack | None = load_pack(preset, root)
     else:
         preset, reason, pack = "", "", None  # chosen by discovery: see `resolve`
-    settings = _layered(pack, overrides) if pack else dict(overrides)
-    severities = user.get("severity") or {}
-    if not isinstance(severities, dict) or any(v not in SEVERITIES for v in severities.values()):
-        raise ConfigError(f"{where}: `severity` maps rule codes to one of {', '.join(SEVERITIES)}")
     return Config(
         root=root,
         preset=pack.name if pack else "",
         reason=reason,
         config_file=where,
-        settings=settings,
-        select=_codes(user.get("select"), where, "select") or (pack.rules if pack else ()),
-        ignore=_codes(user.get("ignore"), where, "ignore"),
-        severities={str(k): str(v) for k, v in severities.items()},
-        per_file_ignores=_per_file_ignores(user.get("per-file-ignores"), where),
+        settings=schema.resolve([pack.settings if pack else {}, overrides]),
+        select=(select or pack.rules) + extend_select if pack else select,
+        ignore=ignore,
+        severities=severities,
+        per_file_ignores=per_file_ignores,
         overrides=overrides,
+        extend_select=extend_select,
         key_lines=_key_lines(where, set(user)) if where else {},
         preset_set=pack is not None,
     )
@@ -523,7 +423,19 @@ def _key_lines(path: str, keys: set[str]) -> dict[str, int]:
     return out
 
 
-def _per_file_ignores(value: Any, where: str | None) -> dict[str, list[str]]:
+def _severities(value: Any, where: str) -> dict[str, str]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict) or any(v not in SEVERITIES for v in value.values()):
+        raise ConfigError(f"{where}: `severity` maps rule codes to one of {', '.join(SEVERITIES)}")
+    return {
+        code: str(level)
+        for key, level in value.items()
+        for code in _codes(str(key), where, "`severity`", whole=True)
+    }
+
+
+def _per_file_ignores(value: Any, where: str) -> dict[str, list[str]]:
     if value is None:
         return {}
     if not isinstance(value, dict) or not all(
@@ -531,14 +443,21 @@ def _per_file_ignores(value: Any, where: str | None) -> dict[str, list[str]]:
         for k, v in value.items()
     ):
         raise ConfigError(f"{where}: `per-file-ignores` maps globs to lists of rule codes")
-    return {str(k): [str(c) for c in v] for k, v in value.items()}
+    return {k: list(_codes(v, where, f"`per-file-ignores` {k!r}")) for k, v in value.items()}
 
 
-def _codes(value: Any, where: str | None, key: str) -> tuple[str, ...]:
+def _codes(value: Any, where: str, label: str, whole: bool = False) -> tuple[str, ...]:
+    """Rule codes or prefixes (`whole`: codes only) from the config key `label`, checked as on
+    the command line."""
     if value is None:
         return ()
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ConfigError(f"{where}: `{key}` must be a list of rule codes or prefixes")
-    return tuple(value)
+        raise ConfigError(f"{where}: {label} must be a list of rule codes or prefixes")
+    from drift_check.rules import parse_codes
+
+    try:
+        return parse_codes(value, whole)
+    except ValueError as exc:
+        raise ConfigError(f"{where}: {label}: {exc}") from None

@@ -21,15 +21,11 @@ from typing import NamedTuple
 
 from drift_check.facts import EMPTY_MANIFESTS, InputProblem, Manifests, Plugin
 from drift_check.scanners.files import Repo, matches
+from drift_check.settings import default
 
-# where memory files are (the `memory-files` setting): instructions a host loads at start-up
-MEMORY_GLOBS = (
-    "**/CLAUDE.md",
-    "**/CLAUDE.local.md",
-    "**/AGENTS.md",
-    "**/GEMINI.md",
-    "**/.claude/rules/**/*.md",
-)
+# where memory files are (the `memory-files` setting, declared with its default in
+# drift_check/settings.py): instructions a host loads at start-up
+MEMORY_GLOBS = default("memory-files")
 # documents that sit beside agents or commands without being one
 INDEX_DOCUMENTS = frozenset(
     {"readme.md", "contributing.md", "license.md", "claude.md", "agents.md"}
@@ -41,8 +37,9 @@ def is_index_document(path: str) -> bool:
 
 
 # folders whose contents are never components: test fixtures broken on purpose (the
-# `discovery-skip` setting); memory files are also not read in templates of other projects
-DISCOVERY_SKIP = ("**/fixtures/**", "**/__fixtures__/**", "**/testdata/**", "**/test-fixtures/**")
+# `discovery-skip` setting, declared with its default in drift_check/settings.py); memory
+# files are also not read in templates of other projects
+DISCOVERY_SKIP = default("discovery-skip")
 TEMPLATE_FOLDERS = ("**/templates/**", "**/template/**")
 # declared component keys of a plugin manifest (and of a marketplace entry that is not strict)
 COMPONENT_KEYS = ("agents", "skills", "commands", "hooks", "mcpServers")

@@ -170,7 +170,7 @@ def test_severity_override(tmp_path: Path, cli) -> None:  # type: ignore[no-unty
         ("skill-matrix:\n  fil: x.md\n", "unknown key `skill-matrix.fil`"),
         (
             "skill-matrix:\n  on-demand-columns: 7\n",
-            "`skill-matrix.on-demand-columns` must be a list of strings",
+            "`skill-matrix.on-demand-columns` must be a column name or a list of them",
         ),
     ],
 )

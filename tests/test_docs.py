@@ -8,6 +8,7 @@ from pathlib import Path
 
 from drift_check.docs import generate
 from drift_check.rules import ALL_RULES
+from drift_check.settings import EXTENDS, SETTINGS
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -19,6 +20,16 @@ def test_generated_docs_are_current() -> None:
         if not path.exists() or path.read_text(encoding="utf-8") != content
     ]
     assert not stale, f"run `python -m drift_check.docs`; stale: {stale}"
+
+
+def test_the_settings_table_is_the_schema() -> None:
+    """docs/configuration.md lists every setting of drift_check/settings.py, in order, and
+    names every `extend-` form."""
+    page = (ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")
+    generated = page.split("<!-- settings-table:begin -->")[1].split("<!-- settings-table:end")[0]
+    table = generated.split("\n\n")[0]
+    assert re.findall(r"^\| `([a-z-]+)` \|", table, re.M) == [s.name for s in SETTINGS]
+    assert set(re.findall(r"`(extend-[a-z-]+)`", generated)) == set(EXTENDS)
 
 
 def test_no_rule_page_without_a_rule() -> None:

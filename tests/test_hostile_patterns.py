@@ -58,6 +58,7 @@ from drift_check.scanners.restated import (
     find_unassigned,
     matrix_not_found,
 )
+from drift_check.settings import check
 
 SIZE = 100_000
 LIMIT = 1.0  # seconds
@@ -147,13 +148,14 @@ def run_unassigned(text: str, repo: Repo) -> object:
 
 
 def run_matrix(text: str, repo: Repo) -> object:
-    spec = {"agent-column": "Agent", "frontmatter-columns": ["Skills"]}
+    spec = {"agent-column": "Agent", "frontmatter-columns": ["Skills"], "on-demand-columns": []}
     return find_matrix(Source("README.md", text), spec)
 
 
 def run_matrix_by_shape(text: str, repo: Repo) -> object:
     source = Source("README.md", text)
-    return find_matrix(source, {}) or matrix_not_found(source, {})
+    spec = check({"skill-matrix": {}})["skill-matrix"]
+    return find_matrix(source, spec) or matrix_not_found(source, spec)
 
 
 def run_tree(text: str, repo: Repo) -> object:

@@ -61,7 +61,7 @@ def banner(report: Report) -> str:
     if facts.registry is not None:
         rows = _count(len(facts.registry.rows), "row")
         parts.append(f"registry {facts.registry.path} ({rows})")
-    elif facts.settings.get("registry"):
+    elif facts.settings["registry"]:
         parts.append("no registry found")
     counts = dict((noun, n) for n, noun in facts.components.counts())
     counts["agent"] = len(facts.all_agents)

@@ -19,6 +19,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from drift_check.rules import (
     agent_frontmatter,
     commands,
@@ -69,6 +71,23 @@ def lookup(code_or_name: str) -> Rule | None:
     return BY_CODE.get(wanted.upper()) or next((r for r in ALL_RULES if r.name == wanted), None)
 
 
+def parse_codes(values: Iterable[str], whole: bool = False) -> tuple[str, ...]:
+    """Rule codes or prefixes of codes (`whole`: codes only) from comma lists, upper-cased;
+    ValueError names the first that is no rule's, for the command line and config files."""
+    out: list[str] = []
+    for value in values:
+        for code in value.split(","):
+            code = code.strip().upper()
+            if not code:
+                continue
+            if whole and code not in BY_CODE:
+                raise ValueError(f"{code!r} is not a whole rule code (see `drift-check rules`)")
+            if not any(r.code.startswith(code) for r in ALL_RULES):
+                raise ValueError(f"unknown rule code or prefix {code!r} (see `drift-check rules`)")
+            out.append(code)
+    return tuple(out)
+
+
 def selected(select: tuple[str, ...], ignore: tuple[str, ...]) -> list[Rule]:
     """Rules whose code starts with a selected prefix and with no ignored prefix."""
     return [
@@ -79,4 +98,14 @@ def selected(select: tuple[str, ...], ignore: tuple[str, ...]) -> list[Rule]:
     ]
 
 
-__all__ = ["ALL_RULES", "BY_CODE", "Finding", "Hit", "Rule", "lookup", "rule", "selected"]
+__all__ = [
+    "ALL_RULES",
+    "BY_CODE",
+    "Finding",
+    "Hit",
+    "Rule",
+    "lookup",
+    "parse_codes",
+    "rule",
+    "selected",
+]

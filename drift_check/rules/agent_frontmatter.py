@@ -36,7 +36,7 @@ def agent_missing_key(facts: Facts) -> Iterator[Hit]:
     Claude Code ignores a subagent without `name` and `description`; the orchestrator cannot
     pick it. Add the key.
     """
-    required = list(facts.settings.get("agent-required-keys") or [])
+    required = list(facts.settings["agent-required-keys"])
     for agent in _agents(facts):
         if agent.path in facts.frontmatter_errors:
             continue  # invalid frontmatter: DC004 reports it
@@ -84,7 +84,7 @@ def agent_name_mismatch(facts: Facts) -> Iterator[Hit]:
     the agents of a contracts registry are checked, since its rows list file stems; DC606
     checks that the others' names are unique instead.
     """
-    if facts.settings.get("agent-name-matches-file", True):
+    if facts.settings["agent-name-matches-file"]:
         checked = _agents(facts)
     elif facts.registry is not None:
         checked = sorted(facts.agents.values(), key=lambda a: a.path)  # the registry's system
@@ -188,7 +188,7 @@ def agent_skills_prefix(facts: Facts) -> Iterator[Hit]:
     Some skills are the non-negotiables every agent needs before any other (Gaia: the response
     contract and the security tiers). Put them first, in order.
     """
-    prefix = list(facts.settings.get("agent-skills-prefix") or [])
+    prefix = list(facts.settings["agent-skills-prefix"])
     if not prefix:
         return
     for agent in _agents(facts):
@@ -326,11 +326,11 @@ def agent_unknown_key(facts: Facts) -> Iterator[Hit]:
     plugin instead. Use the documented key, or remove it; an empty `agent-allowed-keys`
     allows any key.
     """
-    allowed = list(facts.settings.get("agent-allowed-keys") or [])
+    allowed = list(facts.settings["agent-allowed-keys"] or ())  # null: any key
     if not allowed:
         return
-    skill_keys = list(facts.settings.get("skill-allowed-keys") or [])
-    plugin_ignored = set(facts.settings.get("plugin-agent-ignored-keys") or [])
+    skill_keys = list(facts.settings["skill-allowed-keys"] or ())
+    plugin_ignored = set(facts.settings["plugin-agent-ignored-keys"])
     for agent in _agents(facts):
         data = agent.frontmatter or {}
         in_plugin = plugin_ignored and agent_scope(agent.path, facts.existing_paths)[0] == "plugin"

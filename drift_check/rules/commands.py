@@ -28,7 +28,7 @@ def command_unknown_key(facts: Facts) -> Iterator[Hit]:
     move your own data under `metadata`, or remove it; an empty `command-allowed-keys` allows
     any key.
     """
-    allowed = set(facts.settings.get("command-allowed-keys") or [])
+    allowed = set(facts.settings["command-allowed-keys"] or ())  # null: any key
     if not allowed:
         return
     for path in sorted(facts.commands):

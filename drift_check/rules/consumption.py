@@ -196,7 +196,7 @@ def quoted_marker_undeclared(facts: Facts) -> Iterator[Hit]:
     it, or remove the branch.
     """
     ix = index(facts)
-    ignored = set(facts.settings.get("non-agent-tokens", []))
+    ignored = set(facts.settings["non-agent-tokens"])
     if facts.registry is None:
         yield from _quoted_marker_not_emitted(facts, ignored)
         return

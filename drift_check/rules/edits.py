@@ -185,7 +185,7 @@ def _new_row(facts: Facts, agent: Agent, is_marker: Callable[[str], bool]) -> tu
         and any(consumer.find(m) is not None for m in markers)
     )
     writes = agent.tools is None or bool(
-        set(facts.settings.get("write-tools", [])).intersection(agent.tools)
+        set(facts.settings["write-tools"]).intersection(agent.tools)
     )
     kind = "sentinel-match" if markers else "artifact+query" if writes else "structured-return"
     values = {

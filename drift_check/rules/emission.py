@@ -112,7 +112,7 @@ def emitted_marker_not_declared(facts: Facts) -> Iterator[Hit]:
     its beginning, add that beginning: it covers every heading that starts with it).
     """
     ix = index(facts)
-    ignored = set(facts.settings.get("non-agent-tokens", []))
+    ignored = set(facts.settings["non-agent-tokens"])
     for row, agent in ix.checked_rows(facts):
         if row.kind in NON_SENTINEL:
             continue
@@ -157,7 +157,7 @@ def vestigial_marker(facts: Facts) -> Iterator[Hit]:
     heading, or declare it `(unconsumed: reason)` if it is kept on purpose.
     """
     ix = index(facts)
-    ignored = set(facts.settings.get("non-agent-tokens", []))
+    ignored = set(facts.settings["non-agent-tokens"])
     for row, agent in ix.checked_rows(facts):
         if row.kind not in NON_SENTINEL:
             continue
@@ -295,8 +295,8 @@ def kind_contradicts_tools(facts: Facts) -> Iterator[Hit]:
     the artifact; an agent without a `tools:` key has every tool. Grant Write (or Edit), or
     change the Kind to structured-return.
     """
-    write_tools = list(facts.settings.get("write-tools", ["Write", "Edit"]))
-    able = set(write_tools) | set(facts.settings.get("shell-tools", ["Bash", "PowerShell"]))
+    write_tools = list(facts.settings["write-tools"])
+    able = set(write_tools) | set(facts.settings["shell-tools"])
     for row, agent in index(facts).checked_rows(facts):
         if row.kind != "artifact+query" or agent.tools is None or row.kind_position is None:
             continue

@@ -255,8 +255,8 @@ def _build_index(facts: Facts) -> Index:
         row_of=row_of,
         declared=declared,
         emitters=emitters,
-        shape=re.compile(facts.settings.get("marker-shape", r"^[A-Z][A-Z0-9 _:'/-]*$")),
-        max_length=int(facts.settings.get("marker-max-length", 60)),
+        shape=re.compile(facts.settings["marker-shape"]),
+        max_length=facts.settings["marker-max-length"],
     )
 
 

@@ -43,7 +43,7 @@ _CASE_ONLY = "the names differ only by case, which works on macOS and Windows bu
 
 
 def _is_mention(link: Link, facts: Facts) -> bool:
-    return link.target in facts.settings.get("sibling-docs", []) and link.anchor is None
+    return link.target in facts.settings["sibling-docs"] and link.anchor is None
 
 
 @rule(

@@ -476,9 +476,9 @@ def unknown_hook_event(facts: Facts) -> Iterator[Hit]:
 
     Event names are case-sensitive (`SessionStart`, not `sessionStart`); hooks under an
     unknown event never run. Use one of the events in `hook-events` (Claude Code's list as
-    of this release); if Claude Code added an event, add it to `hook-events` in the config.
+    of this release); if Claude Code added an event, add it with `extend-hook-events` in the config.
     """
-    known = list(facts.settings.get("hook-events") or ())
+    known = list(facts.settings["hook-events"])
     folded = {name.lower(): name for name in known}
     for config in facts.manifests.hooks:
         if config.hooks is None or config.hooks.kind != "object":

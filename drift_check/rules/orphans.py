@@ -30,7 +30,7 @@ def orphan_skill(facts: Facts) -> Iterator[Hit]:
     skills in `skills:`. Claude Code finds a plugin's skills by their description, and
     catalogues register theirs in code, so elsewhere no skill is an orphan.
     """
-    if not facts.settings.get("skill-matrix"):
+    if not facts.settings["skill-matrix"]:
         return
     injected = {ref.name for a in facts.all_agents for ref in a.skills or ()}
     wired = {_root(a.path, "agents") for a in facts.all_agents if a.skills}

@@ -41,7 +41,7 @@ def legacy_read_tag(facts: Facts) -> Iterator[Hit]:
     file goes to agents that mention the gate tag, so that it never creates DC402; otherwise
     the message names the agents that need the read-gate clause first.
     """
-    gate = facts.settings.get("read-gate-tag", "")
+    gate = facts.settings["read-gate-tag"]
     if not gate or not facts.legacy_reads:
         return
     if not any(a.mentions(gate) for a in facts.all_agents):
@@ -69,7 +69,7 @@ def legacy_read_tag(facts: Facts) -> Iterator[Hit]:
         return reads_tag(name, tag) and not reads_tag(name, gate)
 
     for path in sorted(facts.legacy_reads):
-        for tag in facts.settings.get("legacy-read-tags", []):
+        for tag in facts.settings["legacy-read-tags"]:
             reads = [r for r in facts.legacy_reads[path] if r.tag == tag]
             kept = [r for r in reads if not _all(reached(r), lambda a, t=tag: holdout(a, t))]
             if not kept:
@@ -114,7 +114,7 @@ def read_gate_missing(facts: Facts) -> Iterator[Hit]:
     Where the section holding the tag dispatches to another agent (`subagent_type=...`), the
     tag is not this agent's. Add the gate clause to the agent (or a reference it includes).
     """
-    gate = facts.settings.get("read-gate-tag", "")
+    gate = facts.settings["read-gate-tag"]
     if not gate:
         return
     for row, agent in index(facts).checked_rows(facts):

@@ -56,7 +56,7 @@ def row_without_agent_file(facts: Facts) -> Iterator[Hit]:
     The row documents a contract for an agent that cannot run: usually a renamed or deleted
     agent. Rename the row to the agent's file stem, or remove it.
     """
-    agents_glob = ", ".join(facts.settings.get("agents", []))
+    agents_glob = ", ".join(facts.settings["agents"])
     for row in index(facts).rows:
         if row.agent not in facts.agent_names:
             yield Hit(

@@ -78,7 +78,7 @@ def skill_name_invalid(facts: Facts) -> Iterator[Hit]:
     A name is 1-64 (the pack's `skill-name-max`) lowercase letters, digits and hyphens, with
     no leading, trailing or double hyphen. Other names are rejected or mangled by loaders.
     """
-    limit = int(facts.settings.get("skill-name-max", 64))
+    limit = facts.settings["skill-name-max"]
     for skill in _skills(facts):
         if skill.frontmatter is None:
             continue
@@ -140,7 +140,7 @@ def skill_description_invalid(facts: Facts) -> Iterator[Hit]:
     The description is what decides when the skill is used; the specification requires
     1-1024 characters (the pack's `skill-description-max`).
     """
-    limit = int(facts.settings.get("skill-description-max", 1024))
+    limit = facts.settings["skill-description-max"]
     for skill in _skills(facts):
         if skill.frontmatter is None:
             continue
@@ -174,7 +174,7 @@ def skill_compatibility_too_long(facts: Facts) -> Iterator[Hit]:
 
     The specification caps it at 500 characters (the pack's `skill-compatibility-max`).
     """
-    limit = int(facts.settings.get("skill-compatibility-max", 500))
+    limit = facts.settings["skill-compatibility-max"]
     for skill in _skills(facts):
         value = (skill.frontmatter or {}).get("compatibility")
         if value is None:
@@ -211,7 +211,7 @@ def skill_unknown_key(facts: Facts) -> Iterator[Hit]:
     neither documents, such as the `version:` real plugins often add, is reported under both.
     Move custom data under `metadata`.
     """
-    allowed = set(facts.settings.get("skill-allowed-keys") or [])
+    allowed = set(facts.settings["skill-allowed-keys"] or ())  # null: any key
     if not allowed:
         return
     for skill in _skills(facts):
@@ -245,8 +245,8 @@ def skill_over_line_budget(facts: Facts) -> Iterator[Hit]:
     demand (`skill-line-limit`). How lines are counted is `skill-line-count`. Move detail to
     `reference.md` and keep SKILL.md an index.
     """
-    limit = int(facts.settings.get("skill-line-limit", 500))
-    injected_limit = facts.settings.get("skill-injected-line-limit")
+    limit = facts.settings["skill-line-limit"]
+    injected_limit = facts.settings["skill-injected-line-limit"]
     injected = injected_skills(facts)
     for skill in _skills(facts):
         if injected_limit is not None and skill.name in injected:
@@ -282,7 +282,7 @@ def skill_over_token_budget(facts: Facts) -> Iterator[Hit]:
     fail a run (raise it with `severity` in the config to enforce it). The estimate is
     characters divided by `chars-per-token` (4 by default): a guide, not a tokenizer.
     """
-    limit = facts.settings.get("skill-token-limit")
+    limit = facts.settings["skill-token-limit"]
     if limit is None:
         return
     for skill in _skills(facts):

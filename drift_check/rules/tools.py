@@ -48,10 +48,10 @@ def _skill_lists(facts: Facts) -> Iterator[ToolList]:
 
 
 def _unknown(facts: Facts, lists: Iterator[ToolList]) -> Iterator[Hit]:
-    known = list(facts.settings.get("known-tools") or [])
+    known = list(facts.settings["known-tools"] or ())  # null: any tool
     if not known:
         return
-    removed = facts.settings.get("removed-tools") or {}
+    removed = facts.settings["removed-tools"]
     agents = {str((a.frontmatter or {}).get("name") or a.name) for a in facts.all_agents}
     for tools in lists:
         for entry in tools.entries:
@@ -148,7 +148,7 @@ def removed_tool(facts: Facts) -> Iterator[Hit]:
     already. The fix does either; it is unsafe because the replacement can grant more than
     the old tool did (Read is wider than BashOutput).
     """
-    removed = facts.settings.get("removed-tools") or {}
+    removed = facts.settings["removed-tools"]
     if not removed:
         return
     for tools in [*_agent_lists(facts), *_skill_lists(facts)]:

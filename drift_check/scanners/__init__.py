@@ -44,17 +44,12 @@ def discover_tree(config: Config) -> Discovered:
     """Walk the tree once, find its components, and choose the packs that fit them
     (unless the config names one)."""
     from drift_check.config import resolve
-    from drift_check.discovery import DISCOVERY_SKIP, MEMORY_GLOBS, discover
+    from drift_check.discovery import discover
 
     early = config.settings
-    repo = Repo(config.root, Limits.from_settings(early), tuple(early.get("exclude", ())))
+    repo = Repo(config.root, Limits.from_settings(early), early["exclude"])
     problems: list[InputProblem] = []
-    components = discover(
-        repo,
-        early.get("discovery-skip", DISCOVERY_SKIP),
-        problems,
-        early.get("memory-files", MEMORY_GLOBS),
-    )
+    components = discover(repo, early["discovery-skip"], problems, early["memory-files"])
     return Discovered(resolve(config, repo, components), repo, components, problems)
 
 
@@ -126,14 +121,14 @@ def build_facts(config: Config, discovered: Discovered | None = None) -> Facts:
         sorted(python),
         dispatch,
         set(agents),
-        settings.get("read-gate-tag", ""),
+        settings["read-gate-tag"],
         problems,
-        tuple(settings.get("legacy-read-tags", ())),
+        tuple(settings["legacy-read-tags"]),
     )
     gates_by_path: dict[str, list[ReadGate]] = {}
     legacy_by_path: dict[str, list[ReadGate]] = {}
     for gate in gates:
-        is_gate = gate.tag == settings.get("read-gate-tag", "")
+        is_gate = gate.tag == settings["read-gate-tag"]
         (gates_by_path if is_gate else legacy_by_path).setdefault(gate.position.path, []).append(
             gate
         )
@@ -257,7 +252,8 @@ def _unmatched(
     where = os.path.relpath(config.config_file, config.root).replace(os.sep, "/")
     out = []
     existing = repo.existing()
-    for key in sorted(set(config.overrides) & set(COMPONENT_GLOBS)):
+    keys = {*COMPONENT_GLOBS, *(f"extend-{key}" for key in COMPONENT_GLOBS)}
+    for key in sorted(set(config.overrides) & keys):
         for glob in settings_globs(config.overrides, key, core):
             pattern = glob_pattern(glob)
             if not any(pattern.match(f) for f in existing):
@@ -356,9 +352,9 @@ def _restated(
     the file itself is missing, only when the user's config names it (at `matrix_key`): a
     pack's default file may simply not be in this tree."""
     matrix = None
-    spec = settings.get("skill-matrix")
-    phrases = settings.get("unassigned-phrases") or []
-    tree_file = settings.get("skill-tree-file")
+    spec = settings["skill-matrix"]
+    phrases = settings["unassigned-phrases"]
+    tree_file = settings["skill-tree-file"]
     if not (spec or phrases or tree_file):
         return None, (), None
     from drift_check.scanners.restated import (
@@ -369,7 +365,7 @@ def _restated(
     )
 
     unassigned: list[UnassignedList] = []
-    matrix_file = str(spec.get("file") or "skills/README.md") if spec else None
+    matrix_file = spec["file"] if spec else None
     if matrix_file is not None and repo.exists(matrix_file):
         source = repo.read(matrix_file)
         if source is not None:
@@ -393,7 +389,7 @@ def _restated(
         if phrases:
             unassigned.extend(find_unassigned(source, phrases))
         if path == tree_file:
-            roots = {g.split("/", 1)[0] for g in settings.get("skills", []) if "/" in g}
+            roots = {g.split("/", 1)[0] for g in settings["skills"] if "/" in g}
             for root in sorted(roots):
                 tree = tree or find_tree(source, root)
     return matrix, tuple(unassigned), tree

@@ -117,7 +117,7 @@ def scan_agent(
     emissions = [Emission(name, text, pos, None) for text, pos in _fenced(source, problems, cache)]
     texts = [source.text]
     includes = find_includes(source, repo, prefixes)
-    if settings.get("follow-read-mentions"):
+    if settings["follow-read-mentions"]:
         includes += find_read_mentions(source, repo, prefixes)
     followed: set[str] = set()
     for inc in includes:
@@ -180,15 +180,15 @@ def _fenced(
 
 
 def _links(source: Source, settings: dict[str, Any]) -> tuple[Link, ...]:
-    if not settings.get("agent-links", True):
+    if not settings["agent-links"]:
         return ()
     from drift_check.scanners.links import find_links
 
-    return tuple(find_links(source, settings.get("sibling-docs", [])))
+    return tuple(find_links(source, settings["sibling-docs"]))
 
 
 def _mentions(source: Source, settings: dict[str, Any]) -> tuple[Mention, ...]:
-    if not settings.get("agent-links", True):
+    if not settings["agent-links"]:
         return ()
     from drift_check.scanners.links import find_mentions
 

@@ -207,4 +207,4 @@ def scan_consumers(
 
 
 def settings_globs(settings: dict[str, Any], key: str, core: str) -> list[str]:
-    return [g.replace("{core}", core) for g in settings.get(key, [])]
+    return [g.replace("{core}", core) for g in settings[key]]

@@ -6,7 +6,7 @@ import os
 import re
 from collections.abc import Iterable
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from drift_check.facts import InputProblem, Position, Source
 from drift_check.scanners.gitignore import (
@@ -15,13 +15,10 @@ from drift_check.scanners.gitignore import (
     ignored,
     parse_gitignore,
 )
-from drift_check.scanners.json_parser import MAX_DEPTH as MAX_JSON_DEPTH
-from drift_check.yaml_loader import MAX_ALIASES, MAX_DEPTH
 
 SKIPPED_DIRS = frozenset(
     {".git", ".hg", ".svn", "node_modules", ".venv", "venv", "__pycache__", ".tox", ".mypy_cache"}
 )
-DEFAULT_MAX_BYTES = 10 * 1024 * 1024
 _Ignores = list[tuple[str, tuple[IgnorePattern, ...]]]  # (folder prefix, its patterns)
 
 
@@ -30,14 +27,14 @@ class Limits(NamedTuple):
     Each is a pack setting (`max-file-bytes`, `max-line-length`, `max-yaml-depth`,
     `max-yaml-aliases`, `max-json-depth`)."""
 
-    max_bytes: int = DEFAULT_MAX_BYTES
-    max_line_length: int = 100_000  # characters
-    max_yaml_depth: int = MAX_DEPTH  # nested mappings and sequences in frontmatter
-    max_yaml_aliases: int = MAX_ALIASES  # `*alias` references in frontmatter
-    max_json_depth: int = MAX_JSON_DEPTH  # nested objects and arrays in a JSON manifest
+    max_bytes: int
+    max_line_length: int  # characters
+    max_yaml_depth: int  # nested mappings and sequences in frontmatter
+    max_yaml_aliases: int  # `*alias` references in frontmatter
+    max_json_depth: int  # nested objects and arrays in a JSON manifest
 
     @classmethod
-    def from_settings(cls, settings: dict[str, object]) -> Limits:
+    def from_settings(cls, settings: dict[str, Any]) -> Limits:
         keys = (
             "max-file-bytes",
             "max-line-length",
@@ -45,8 +42,7 @@ class Limits(NamedTuple):
             "max-yaml-aliases",
             "max-json-depth",
         )
-        values = [settings.get(key) for key in keys]
-        return cls(*(v if isinstance(v, int) else d for v, d in zip(values, cls(), strict=True)))
+        return cls(*(settings[key] for key in keys))
 
 
 # A glob is a list of tokens: a literal character, `?`, `*` (within a folder), `**` (across
@@ -152,7 +148,11 @@ class Repo:
         gitignore: bool = True,
     ) -> None:
         self.root = os.path.realpath(root)
-        self.limits = limits = limits or Limits()
+        if limits is None:
+            from drift_check.settings import resolve
+
+            limits = Limits.from_settings(resolve(()))
+        self.limits = limits
         self.exclude = exclude  # globs of files never listed, so never read
         self.max_bytes = limits.max_bytes
         self.problems: list[InputProblem] = []

@@ -15,8 +15,9 @@ from bisect import bisect_right
 from typing import Any
 
 from drift_check.facts import JsonMember, JsonValue, Position
+from drift_check.settings import default
 
-MAX_DEPTH = 64
+MAX_DEPTH = default("max-json-depth")
 
 _BLANKS = re.compile(r"[ \t\n\r]*")
 # each part is one class starred or an optional group that starts with a fixed character:

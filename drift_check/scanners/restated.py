@@ -71,9 +71,8 @@ def column_role(header: str) -> str | None:
 
 
 def _listed(spec: dict[str, Any], key: str) -> list[str]:
-    """A list of column names from the config; one name alone is a list of one."""
-    value = spec.get(key) or []
-    return [str(v) for v in value] if isinstance(value, list) else [str(value)]
+    """The column names the config gives (the schema reads one name alone as a list)."""
+    return list(spec[key])
 
 
 def _configured_roles(spec: dict[str, Any]) -> dict[str, str]:
@@ -81,8 +80,8 @@ def _configured_roles(spec: dict[str, Any]) -> dict[str, str]:
     `on-demand-columns`)."""
     roles = {column_key(c): FRONTMATTER for c in _listed(spec, "frontmatter-columns")}
     roles.update({column_key(c): ON_DEMAND for c in _listed(spec, "on-demand-columns")})
-    if spec.get("agent-column"):
-        roles[column_key(str(spec["agent-column"]))] = AGENT
+    if spec["agent-column"]:
+        roles[column_key(spec["agent-column"])] = AGENT
     return roles
 
 

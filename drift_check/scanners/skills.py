@@ -46,7 +46,7 @@ def scan_skill(
     fence = unclosed_fence_problem(path, markdown, markers=False)
     if fence is not None:
         problems.append(fence)
-    siblings = settings.get("sibling-docs", [])
+    siblings = settings["sibling-docs"]
     return Skill(
         name=directory.rsplit("/", 1)[-1],
         path=path,
@@ -54,8 +54,8 @@ def scan_skill(
         has_frontmatter=text.startswith("---\n"),
         frontmatter=frontmatter,
         frontmatter_lines=key_lines,
-        line_count=count_lines(text, settings.get("skill-line-count", "all")),
-        token_estimate=-(-len(text) // max(1, int(settings.get("chars-per-token", 4)))),
+        line_count=count_lines(text, settings["skill-line-count"]),
+        token_estimate=-(-len(text) // max(1, settings["chars-per-token"])),
         links=tuple(find_links(source, siblings, markdown)),
         path_mentions=tuple(find_mentions(source, True, key_lines.get("license", 0), markdown)),
         allowed_tools=tool_list(source, frontmatter, key_lines, "allowed-tools"),

@@ -1,0 +1,246 @@
+"""Every setting drift-check reads, declared once: name, type, default and a one-line doc.
+
+Packs and config files are checked against `SETTINGS`, every list setting also has an
+`extend-` form (appended to what the layers below say), `resolve` layers packs and config
+over the defaults, and the settings table of docs/configuration.md is generated from it.
+Rules and scanners read `settings["name"]`: the dict is complete and checked at load time.
+To add a setting, add one `Setting(...)` line below and regenerate the docs
+(`python -m drift_check.docs`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any, NamedTuple
+
+from drift_check.yaml_loader import MAX_ALIASES, MAX_DEPTH
+
+
+class SettingError(Exception):
+    """A setting of the wrong type or an unknown key, as the rest of one error line."""
+
+
+class Kind(NamedTuple):
+    """A setting's type: its name in the docs, what an error says the value must be, and
+    the test of a value. A list kind's values are read as tuples and get `extend-` forms; a
+    mapping kind's keys are settings themselves (`fields`); a nullable kind also takes null
+    (the check is off, or an allow-list allows anything)."""
+
+    name: str
+    want: str
+    accepts: Callable[[Any], bool]
+    is_list: bool = False
+    fields: tuple[Setting, ...] = ()
+    nullable: bool = False
+
+
+class Setting(NamedTuple):
+    name: str
+    kind: Kind
+    default: Any
+    doc: str
+
+
+def _strings(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _regex(value: Any) -> bool:
+    import re
+
+    if not isinstance(value, str):
+        return False
+    try:
+        re.compile(value)
+    except re.error:
+        return False
+    return True
+
+
+def optional(kind: Kind) -> Kind:
+    """The kind, or null."""
+    return kind._replace(nullable=True)
+
+
+def one_of(*choices: str) -> Kind:
+    listed = ", ".join(f"`{c}`" for c in choices)
+    return Kind(f"one of {listed}", f"one of {', '.join(choices)}", lambda v: v in choices)
+
+
+def _names_map(value: Any) -> bool:
+    return isinstance(value, dict) and all(
+        isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+    )
+
+
+def mapping(*fields: Setting) -> Kind:
+    return Kind("mapping", "a mapping", lambda v: isinstance(v, dict), fields=fields)
+
+
+STR = Kind("string", "a string", lambda v: isinstance(v, str))
+INT = Kind("int", "a whole number, 0 or more", _whole)
+BOOL = Kind("bool", "true or false", lambda v: isinstance(v, bool))
+REGEX = Kind("regex", "a regular expression", _regex)
+STRINGS = Kind("list of strings", "a list of strings", _strings, is_list=True)
+GLOBS = STRINGS._replace(name="list of globs")
+# one path (or column name) alone is read as a list of one
+PATHS = Kind(
+    "path or list of paths",
+    "a path or a list of paths",
+    lambda v: isinstance(v, str) or _strings(v),
+    is_list=True,
+)
+NAME_MAP = Kind("mapping of name to name", "a mapping of strings to strings", _names_map)
+COLUMNS = PATHS._replace(
+    name="column name or list of names", want="a column name or a list of them"
+)
+
+SKILL_MATRIX = mapping(
+    Setting("file", STR, "skills/README.md", "the file that holds the matrix (its first table of that shape)"),
+    Setting("agent-column", optional(STR), None, "the header of the agent column; null: found by its words (`Agent`, ...)"),
+    Setting("frontmatter-columns", COLUMNS, [], "columns restating the frontmatter `skills:`; none: found by their words"),
+    Setting("on-demand-columns", COLUMNS, [], "columns of skills loaded on demand; none: found by their words"),
+)  # fmt: skip
+
+# Claude Code's hook events (code.claude.com/docs/en/hooks)
+HOOK_EVENTS = [
+    "PreToolUse", "PostToolUse", "PostToolUseFailure", "PostToolBatch",
+    "PermissionRequest", "PermissionDenied", "Notification", "UserPromptSubmit",
+    "UserPromptExpansion", "Stop", "StopFailure", "SubagentStart", "SubagentStop",
+    "PreCompact", "PostCompact", "Elicitation", "ElicitationResult", "TeammateIdle",
+    "TaskCreated", "TaskCompleted", "Setup", "InstructionsLoaded", "CwdChanged",
+    "FileChanged", "ConfigChange", "WorktreeCreate", "WorktreeRemove", "SessionStart",
+    "SessionEnd", "PreModelSwitch", "PostModelSwitch", "MessageDisplay", "DirectoryAdded",
+]  # fmt: skip
+
+# In globs `**` crosses folders and `*` does not; `{core}` is the registry file's top folder.
+SETTINGS: tuple[Setting, ...] = (
+    Setting("registry", PATHS, [], "candidate registry files; the first that exists is used; none: no contract checks"),
+    Setting("registry-heading", STR, "Agent Registry", "the heading the registry table sits under"),
+    Setting("agents", GLOBS, ["agents/*.md"], "agent files; the stem is the agent's name"),
+    Setting("agents-exclude", GLOBS, ["agents/*.compact.md"], "agent files that are renderings of another agent"),
+    Setting("exclude", GLOBS, [], "files never read or checked (vendored trees, fixtures that are agent repositories themselves); they still count as existing for links and `Consumed by` citations"),
+    Setting("discovery-skip", GLOBS, ["**/fixtures/**", "**/__fixtures__/**", "**/testdata/**", "**/test-fixtures/**"], "files never discovered as components (test fixtures broken on purpose); they still exist for links and citations"),
+    Setting("consumers", GLOBS, ["workflows/**/*.md", "commands/**/*.md", "agents/**/*.md"], "Markdown whose text can consume a marker"),
+    Setting("dispatch-surfaces", GLOBS, ["workflows/**", "commands/**"], "files whose quoted `## TOKEN`s are match instructions (DC305, DC306)"),
+    Setting("python-consumers", GLOBS, ["hooks/**/*.py"], "Python files whose string literals can consume a marker"),
+    Setting("include-prefixes", STRINGS, ["~/.claude/", "$HOME/.claude/"], "install prefixes stripped from `@`-includes before resolving them in the repository"),
+    Setting("include-follow", GLOBS, ["**/*.md"], "included documents whose fenced headings count as the agent's emissions (and must resolve)"),
+    Setting("follow-read-mentions", BOOL, False, "also follow ``Read `path` `` instructions to documents matching `include-follow`"),
+    Setting("marker-shape", REGEX, r"^[A-Z][A-Z0-9 _:'/-]*$", "the shape of an undeclared fenced heading that counts as a marker"),
+    Setting("marker-max-length", INT, 60, "longer headings are never markers by shape"),
+    Setting("non-agent-tokens", STRINGS, [], "quoted `## TOKEN`s that are not agent contracts (display headings)"),
+    Setting("legacy-read-tags", STRINGS, ["<files_to_read>"], "retired read tags (DC401)"),
+    Setting("read-gate-tag", STR, "<required_reading>", "the read-gate tag (DC401, DC402)"),
+    Setting("write-tools", STRINGS, ["Write", "Edit", "NotebookEdit"], "tools that can write an artifact (DC206)"),
+    Setting("shell-tools", STRINGS, ["Bash", "PowerShell"], "tools that run commands: they can write a file too, so DC206 accepts them (not taken as a sign that the agent writes an artifact)"),
+    Setting("max-file-bytes", INT, 10 * 1024 * 1024, "larger files are reported (DC001) and skipped; only this much is ever read"),
+    Setting("max-line-length", INT, 100_000, "a file with a longer line (in characters) is reported (DC001) and skipped"),
+    Setting("max-yaml-depth", INT, MAX_DEPTH, "frontmatter nested deeper is reported (DC004) and not parsed"),
+    Setting("max-yaml-aliases", INT, MAX_ALIASES, "frontmatter with more `*alias` references is reported (DC004) and not parsed"),
+    Setting("max-json-depth", INT, 64, "a JSON manifest nested deeper is reported (DC007) and not parsed"),
+    Setting("skills", GLOBS, ["skills/*/SKILL.md"], "skill files; the folder name is the skill's name"),
+    Setting("skill-allowed-keys", optional(STRINGS), None, "SKILL.md frontmatter keys allowed (DC506); null: any key"),
+    Setting("skill-name-max", INT, 64, "longest skill name (DC502)"),
+    Setting("skill-description-max", INT, 1024, "longest description (DC504)"),
+    Setting("skill-compatibility-max", INT, 500, "longest `compatibility` (DC505)"),
+    Setting("skill-line-limit", INT, 500, "a SKILL.md must have fewer lines (DC507)"),
+    Setting("skill-injected-line-limit", optional(INT), None, "the line limit of a skill listed in an agent's `skills:` (DC507); null: `skill-line-limit`"),
+    Setting("skill-line-count", one_of("all", "body", "non-blank"), "all", "how SKILL.md lines are counted"),
+    Setting("skill-token-limit", optional(INT), None, "estimated tokens a SKILL.md should stay under (DC508, information); null: no limit"),
+    Setting("chars-per-token", INT, 4, "the token estimate: characters divided by this"),
+    Setting("sibling-docs", STRINGS, ["reference.md", "examples.md"], "documents a SKILL.md or agent may mention, which must sit beside it (DC703)"),
+    Setting("agent-links", BOOL, True, "also check links, sibling mentions and bundled-file mentions (DC706) in agent files"),
+    Setting("memory-files", GLOBS, ["**/CLAUDE.md", "**/CLAUDE.local.md", "**/AGENTS.md", "**/GEMINI.md", "**/.claude/rules/**/*.md"], "memory files, whose links (DC701, DC702) and `@` imports (DC704) are checked"),
+    Setting("agent-required-keys", STRINGS, [], "frontmatter keys every agent needs (DC601)"),
+    Setting("agent-skills-prefix", STRINGS, [], "skills every agent's `skills:` starts with (DC604)"),
+    Setting("agent-allowed-keys", optional(STRINGS), None, "agent frontmatter keys allowed (DC608); null: any key"),
+    Setting("plugin-agent-ignored-keys", STRINGS, [], "agent keys Claude Code ignores in a plugin's agents (DC608)"),
+    Setting("agent-name-matches-file", BOOL, True, "an agent's `name` must equal its file's stem (DC602); where false, an agent is known by its `name` alone"),
+    Setting("known-tools", optional(STRINGS), None, "tools (names or patterns such as `mcp__*`) an agent, skill or command may name (DC605, DC610); null: any tool"),
+    Setting("removed-tools", NAME_MAP, {}, "tools Claude Code removed, each with the tool that replaced it, or `\"\"` for none (DC607)"),
+    Setting("commands", GLOBS, ["commands/**/*.md", ".claude/commands/**/*.md"], "slash command files, read for their frontmatter"),
+    Setting("command-allowed-keys", optional(STRINGS), None, "command frontmatter keys allowed (DC609); null: any key"),
+    Setting("skill-matrix", optional(SKILL_MATRIX), None, "the table restating agents' frontmatter skills (DC801, DC802, DC806)"),
+    Setting("unassigned-phrases", STRINGS, [], "phrases introducing lists of skills in no frontmatter (DC803)"),
+    Setting("hook-events", STRINGS, HOOK_EVENTS, "event names a hooks configuration may use (DC118); `extend-hook-events` adds one Claude Code gained since"),
+    Setting("skill-tree-file", optional(STR), None, "the README whose fenced tree draws the skills folder (DC804, DC805)"),
+)  # fmt: skip
+
+EXTEND = "extend-"
+BY_NAME: dict[str, Setting] = {s.name: s for s in SETTINGS}
+# every list setting's `extend-` form: appended to what the layers below say
+EXTENDS: dict[str, Setting] = {
+    EXTEND + s.name: s._replace(kind=s.kind._replace(nullable=False))
+    for s in SETTINGS
+    if s.kind.is_list
+}
+_ACCEPTED = {**BY_NAME, **EXTENDS}
+KEYS = frozenset(_ACCEPTED)
+
+
+def check(values: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """`values` (settings and `extend-` forms) with lists as tuples and mappings completed;
+    SettingError for the first unknown key or value of the wrong type."""
+    return _checked(values, _ACCEPTED, prefix)
+
+
+def _checked(
+    values: dict[str, Any], schema: dict[str, Setting], prefix: str, few: bool = False
+) -> dict[str, Any]:
+    """`few`: the schema is short enough to list in an unknown-key error (a mapping's)."""
+    out: dict[str, Any] = {}
+    for key, value in values.items():
+        setting = schema.get(key)
+        if setting is None:
+            known = f" (known: {', '.join(schema)})" if few else ""
+            raise SettingError(f"unknown key `{prefix}{key}`{known}")
+        kind = setting.kind
+        if value is None and kind.nullable:
+            out[key] = value
+            continue
+        if not kind.accepts(value):
+            raise SettingError(f"`{prefix}{key}` must be {kind.want}{' or null' * kind.nullable}")
+        if kind.is_list:
+            value = (value,) if isinstance(value, str) else tuple(value)
+        elif kind.fields:
+            value = _checked(value, {f.name: f for f in kind.fields}, f"{prefix}{key}.", True)
+            for field in kind.fields:
+                value.setdefault(field.name, _frozen(field.default))
+        out[key] = value
+    return out
+
+
+def _frozen(value: Any) -> Any:
+    """A default as settings hold it: lists as tuples, a mapping copied."""
+    if isinstance(value, list):
+        return tuple(value)
+    return dict(value) if isinstance(value, dict) else value
+
+
+def resolve(layers: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """Every setting: the defaults, then each checked layer over them, lowest first; a
+    layer's `extend-X` is appended to X as the layers below it (and its own `X`) left it.
+    An allow-list that is null allows anything, so extending it leaves it null."""
+    out = {s.name: _frozen(s.default) for s in SETTINGS}
+    for layer in layers:
+        out.update((k, v) for k, v in layer.items() if k in BY_NAME)
+        for key, value in layer.items():
+            name = EXTENDS[key].name if key in EXTENDS else None
+            if name is not None and out[name] is not None:
+                out[name] = (*out[name], *value)
+    return out
+
+
+def default(name: str) -> Any:
+    """A setting's default, as `resolve` gives it."""
+    return _frozen(BY_NAME[name].default)
+
+
+def changed(settings: dict[str, Any]) -> list[str]:
+    """The settings (complete, as `resolve` returns them) whose value is not the default."""
+    return [s.name for s in SETTINGS if settings[s.name] != _frozen(s.default)]
