@@ -236,7 +236,15 @@ def _variants(
 
 
 # settings whose patterns name components: one that matches nothing is a mistake
-COMPONENT_GLOBS = ("agents", "skills", "consumers", "python-consumers", "dispatch-surfaces")
+COMPONENT_GLOBS = (
+    "agents",
+    "skills",
+    "commands",
+    "memory-files",
+    "consumers",
+    "python-consumers",
+    "dispatch-surfaces",
+)
 
 
 def _unmatched(
