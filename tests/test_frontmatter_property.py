@@ -76,6 +76,10 @@ ATOMS = [
     "(x)",
     "/path",
     "_u",
+    "<version>",
+    "<<",
+    '\\"',
+    "\\\\",
 ]
 VALUE = st.lists(
     st.one_of(st.sampled_from(ATOMS), st.text(alphabet=st.sampled_from(CHARS), max_size=6)),
@@ -167,9 +171,36 @@ def near_simple_line(draw: st.DrawFn) -> list[str]:
     return [draw(SIMPLE_KEY) + ": " + draw(NEAR_VALUE) + draw(st.sampled_from(["", "", " "]))]
 
 
+FLOW_ITEM = st.sampled_from(
+    ["a", "phase", "b-c", "d/e", "x.y", "_u", "true", "1", "'q'", "a b", ""]
+)
+BLOCK_LINE = st.one_of(
+    st.sampled_from(["", " ", "x: y", "# not a comment", "- item", "\tx", "a  b", "  more"]),
+    NEAR_PLAIN,
+)
+
+
+@st.composite
+def flow_or_block(draw: st.DrawFn) -> list[str]:
+    """`key: [a, b]` and `key: |` blocks, with their near misses."""
+    key = draw(SIMPLE_KEY)
+    if draw(st.booleans()):
+        items = draw(st.lists(FLOW_ITEM, max_size=3))
+        sep = draw(st.sampled_from([", ", ",", " , "]))
+        return [f"{key}: [{sep.join(items)}]" + draw(st.sampled_from(["", "", " ", "x"]))]
+    head = f"{key}: " + draw(st.sampled_from(["|", "|", "|-", "|+", "|2", ">"]))
+    indent = draw(st.sampled_from(["  ", "  ", "    ", " "]))
+    lines = [
+        (indent + draw(st.sampled_from(["", "", " ", "  "])) if draw(st.booleans()) else "")
+        + draw(BLOCK_LINE)
+        for _ in range(draw(st.integers(0, 4)))
+    ]
+    return [head, *lines]
+
+
 @st.composite
 def near_simple_bodies(draw: st.DrawFn) -> str:
-    blocks = draw(st.lists(near_simple_line(), min_size=1, max_size=5))
+    blocks = draw(st.lists(st.one_of(near_simple_line(), flow_or_block()), min_size=1, max_size=5))
     return "\n".join(line for block in blocks for line in block) + "\n"
 
 
@@ -198,6 +229,8 @@ def assert_same_as_strict(body: str) -> None:
 @example('description: "a \\" b"\n')
 @example("name: x\nname: y\n")
 @example("description: a: b\n")
+@example("argument-hint: x\nnotes: |\n  Example: /gsd:x 12\n\n  more\nrequires: [phase]\n")
+@example("a:\nb: [x]\n")
 @example("model: null\n")
 @example("key: yes\n")
 @example("# only a comment\n")
@@ -233,7 +266,7 @@ def test_fast_path_answers_common_frontmatter(body: str) -> None:
         "count: 3\n",
         "tools:\n",  # an empty key is null, not []
         "name: x\nname: y\n",
-        "tools: [Read, Write]\n",
+        "tools: [Read, 'Write']\n",
         "description: >\n  folded\n",
         "description: &a x\n",
         "description: !!str x\n",

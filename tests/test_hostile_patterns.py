@@ -491,5 +491,17 @@ def test_a_glob_with_many_stars_finishes_within_a_second(glob: str) -> None:
 
 
 def test_shipped_globs_stay_regular_expressions() -> None:
-    for glob in ("agents/*.md", "{core}/workflows/**/*.md", "skills/*/SKILL.md", "hooks/**"):
+    from drift_check.settings import BY_NAME
+
+    defaults = [*BY_NAME["memory-files"].default, *BY_NAME["discovery-skip"].default]
+    shipped = ["{core}/workflows/**/*.md", *defaults]
+    for glob in ("agents/*.md", "skills/*/SKILL.md", "hooks/**", *shipped):
         assert isinstance(glob_pattern(glob), re.Pattern)
+
+
+@pytest.mark.parametrize("glob", ["**/.claude/rules/**/*.md", "**/fixtures/**"])
+def test_folder_globs_cost_the_depth_not_the_length(glob: str) -> None:
+    path = "/".join(["a" * 200] * 20) + "/x.txt"  # deep and long, and no match
+    start = time.perf_counter()
+    assert not glob_pattern(glob).match(path)
+    assert time.perf_counter() - start < LIMIT

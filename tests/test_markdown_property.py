@@ -258,6 +258,15 @@ def test_scan_agrees_with_markdown_it(text: str) -> None:
 # --- hand-written cases ---------------------------------------------------------------------
 
 
+@settings(max_examples=300, deadline=None)
+@given(documents())
+def test_the_fences_only_scan_finds_the_same_fences(text: str) -> None:
+    """`scan(text, 0)` (what DC005 runs on every Markdown file) skips headings only."""
+    full, fences = scan(text), scan(text, 0)
+    assert fences.fences == full.fences
+    assert fences.headings == ()
+
+
 def test_four_backtick_fence_contains_three_backtick_fence() -> None:
     text = "````markdown\n```\n## INNER\n```\n## OUTER\n````\n## PROSE\n"
     check_agrees(text)

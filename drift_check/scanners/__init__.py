@@ -326,10 +326,15 @@ def _unclosed_fences(repo: Repo, problems: list[InputProblem], checked: set[str]
         kept.append(problem)
     problems[:] = kept
     for path, source in sorted(repo.sources().items()):
-        if path.endswith(".md") and path not in checked:
-            problem = unclosed_fence_problem(path, scan(source.text), markers=False)
+        if path.endswith(".md") and path not in checked and _may_fence(source.text):
+            problem = unclosed_fence_problem(path, scan(source.text, 0), markers=False)
             if problem is not None:
                 problems.append(problem)
+
+
+def _may_fence(text: str) -> bool:
+    """Whether a text can hold a fence at all (the full line scan is the costly part)."""
+    return "```" in text or "~~~" in text
 
 
 def _core_folder(repo: Repo, found: str | None, candidates: list[str]) -> str:

@@ -114,16 +114,19 @@ class _WildcardMatcher:
         return (len(tokens), False) in states
 
 
-_REGEX = {"folders": "(?:[^/]*/)*", "any": ".*", "star": "[^/]*", "one": "[^/]"}
+_REGEX = {"folders": "(?:[^/]*+/)*", "any": ".*", "star": "[^/]*", "one": "[^/]"}
 
 
 @lru_cache(maxsize=256)
 def glob_pattern(glob: str) -> re.Pattern[str] | _WildcardMatcher:
     """A repository glob (`**` crosses directories, `*` does not) as something with a
-    `match(path)`: a regex when it has at most two stars (as every shipped glob does, and a
-    regex is faster), otherwise an automaton that cannot be made to backtrack."""
+    `match(path)`: a regex when it has at most two stars within names and three in all (as
+    every shipped glob does, and a regex is faster), otherwise an automaton that cannot be
+    made to backtrack. A `**/` backtracks only over whole folders (a name is matched
+    possessively up to its `/`), so it costs the path's depth, not its length."""
     tokens = _tokens(glob)
-    if sum(kind in ("folders", "any", "star") for kind, _ in tokens) > 2:
+    within = sum(kind in ("any", "star") for kind, _ in tokens)
+    if within > 2 or within + sum(kind == "folders" for kind, _ in tokens) > 3:
         return _WildcardMatcher(tokens)
     regex = "".join(_REGEX.get(kind) or re.escape(value) for kind, value in tokens)
     return re.compile(regex + r"\Z")

@@ -25,13 +25,15 @@ _KEY_LINE = re.compile(
 )
 # A plain scalar that YAML's core schema keeps as a string: no indicator first, no `: `
 # or ` #` inside, nothing a number, boolean or null could start with.
-_PLAIN = re.compile(r"[A-Za-z_/(][^\t]*")
+_PLAIN = re.compile(r"[A-Za-z_/(<][^\t]*")
 _NOT_PLAIN = re.compile(r": |:$| #")
+_ESCAPE = re.compile(r"\\([\"\\])")
+_FLOW_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_./-]*")
 # Characters a strict parser rejects or reads as line breaks: leave those to it.
 _UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff]")
-_QUOTED = re.compile(r'"([^"\\\t]*)"|\'([^\'\t]*)\'')
+_QUOTED = re.compile(r'"((?:[^"\\\t]|\\["\\])*+)"|\'([^\'\t]*)\'')
 _NON_STRING = re.compile(
-    r"(?:null|Null|NULL|true|True|TRUE|false|False|FALSE|\.inf|\.Inf|\.INF|\.nan|\.NaN|\.NAN)\Z"
+    r"(?:null|Null|NULL|true|True|TRUE|false|False|FALSE|\.inf|\.Inf|\.INF|\.nan|\.NaN|\.NAN|<<)\Z"
 )
 
 
@@ -47,7 +49,9 @@ def _scalar(value: str) -> str | None:
         return None
     quoted = _QUOTED.fullmatch(value)
     if quoted:
-        return quoted.group(1) if quoted.group(1) is not None else quoted.group(2)
+        if quoted.group(1) is None:
+            return quoted.group(2)
+        return _ESCAPE.sub(lambda m: m.group(1), quoted.group(1))  # only \" and \\ here
     if _PLAIN.fullmatch(value) and not _NOT_PLAIN.search(value) and not _NON_STRING.match(value):
         return value
     return None
@@ -55,11 +59,17 @@ def _scalar(value: str) -> str | None:
 
 def simple_yaml(body: str) -> dict[str, Any] | None:
     """The mapping a strict YAML parser reads from `body`, if `body` is simple enough to be
-    read line by line; None means "not simple, ask ruamel.yaml"."""
+    read line by line; None means "not simple, ask ruamel.yaml". Simple: `key: scalar`,
+    `key:` with `  - item` lines, `key: [a, b]` of plain words, and `key: |` (or `|-`)
+    literal blocks."""
     data: dict[str, Any] = {}
     list_key: str | None = None
-    for raw in body.split("\n"):
-        line = raw.rstrip(" ")
+    block_lists: list[str] = []  # keys written `key:`, whose items follow as `  - item`
+    lines = body.split("\n")
+    i = 0
+    while i < len(lines):
+        line = lines[i].rstrip(" ")
+        i += 1
         if not line or line.startswith("#"):
             continue
         if line.startswith("  - ") and list_key is not None:
@@ -77,16 +87,75 @@ def simple_yaml(body: str) -> dict[str, Any] | None:
         if not value:
             data[key] = []
             list_key = key
+            block_lists.append(key)
             continue
         if not value.startswith(" "):
             return None
-        scalar = _scalar(value[1:])
+        value = value[1:]
+        if value in ("|", "|-"):
+            block, i = _literal_block(lines, i, strip=value == "|-")
+            if block is None:
+                return None
+            data[key] = block
+            continue
+        scalar = _flow_words(value) if value.startswith("[") else _scalar(value)
         if scalar is None:
             return None
         data[key] = scalar
-    if any(v == [] for v in data.values()):
+    if any(data[k] == [] for k in block_lists):
         return None  # an empty `key:` is null in YAML
     return data
+
+
+def _flow_words(value: str) -> list[str] | None:
+    """`[a, b-c, d/e]`: a flow sequence of plain words; None for anything richer."""
+    if not value.endswith("]"):
+        return None
+    inner = value[1:-1].strip(" ")
+    if not inner:
+        return []
+    words = [w.strip(" ") for w in inner.split(",")]
+    if all(_FLOW_WORD.fullmatch(w) and not _NON_STRING.match(w) for w in words):
+        return words
+    return None
+
+
+def _literal_block(lines: list[str], i: int, strip: bool) -> tuple[str | None, int]:
+    """The text of a `|` block scalar whose lines start at `i`, and the line after it. Its
+    indentation is its first line's; blank lines inside are kept; with `|` the text ends in
+    one line break, with `|-` in none. None for any shape the parser reads otherwise."""
+    content: list[str] = []
+    indent = 0
+    last = (
+        -1
+    )  # the last line with text: it ends the block with a line break unless it ends the body
+    while i < len(lines):
+        raw = lines[i]
+        if _UNSAFE.search(raw):
+            return None, i
+        if not raw.strip(" "):
+            if raw and not content:
+                return None, i  # spaces before the first line: the parser decides
+            content.append(raw[indent:] if indent and len(raw) > indent else "")
+            i += 1
+            continue
+        leading = len(raw) - len(raw.lstrip(" "))
+        if not content or not any(content):
+            if leading == 0:
+                break
+            if not indent:
+                indent = leading
+        if leading < indent:
+            break
+        content.append(raw[indent:])
+        last = i
+        i += 1
+    while content and not content[-1]:
+        content.pop()
+    if not content:
+        return "", i
+    text = "\n".join(content)
+    return (text if strip or last == len(lines) - 1 else text + "\n"), i
 
 
 def _hint(problem: str) -> str:

@@ -15,6 +15,7 @@ top level of a document.
 
 import bisect
 import re
+from collections.abc import Iterator
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -34,11 +35,12 @@ from drift_check.facts import InputProblem, Position, Source
 # exactly what they matched before (`tests/test_hostile_patterns.py`).
 @lru_cache(maxsize=6)
 def _candidates(max_level: int) -> re.Pattern[str]:
-    hashes = "#{1,%d}" % max_level  # noqa: UP031 (braces would need escaping in a format)
+    # max_level 0: fences only (a heading never opens or closes one)
+    hashes = "#{1,%d}" % max_level if max_level else "(?!)"  # noqa: UP031 (braces need escaping)
+    # the look-ahead turns away lines that start with a letter before the slower part
+    first = r"\n(?=[ \t>*+\d#`~-])" if max_level else r"\n(?=[ \t>*+\d`~-])"
     return re.compile(
-        # the look-ahead turns away lines that start with a letter before the slower part
-        r"\n(?=[ \t>*+\d#`~-])"
-        r"((?>(?:[ \t]{0,3}(?:[-*+]|\d{1,9}[.)])[ \t]+|[ \t]{0,3}>[ \t]?)*))([ \t]*+)"
+        first + r"((?>(?:[ \t]{0,3}(?:[-*+]|\d{1,9}[.)])[ \t]+|[ \t]{0,3}>[ \t]?)*))([ \t]*+)"
         r"(`{3,}|~{3,}|" + hashes + r"(?=[ \t\n]|\Z))([^\n]*)"
     )
 
@@ -99,6 +101,23 @@ def _indent_width(ws: str) -> int:
     return width
 
 
+def _fence_lines(text: str) -> Iterator[re.Match[str]]:
+    """The candidate matches of the lines that hold a ``` or ~~~ run: with no headings asked
+    for, no other line can open or close a fence, and a `find` skips the rest."""
+    pattern = _candidates(0)
+    starts: set[int] = set()
+    for run in ("```", "~~~"):
+        i = text.find(run)
+        while i >= 0:
+            starts.add(text.rfind("\n", 0, i))
+            end = text.find("\n", i)
+            i = -1 if end < 0 else text.find(run, end)
+    for start in sorted(starts):
+        m = pattern.match(text, start)
+        if m is not None:
+            yield m
+
+
 def heading_text(rest: str) -> str:
     """The content of an ATX heading from the text after its `#` run."""
     text = rest.strip()
@@ -117,7 +136,7 @@ def scan(text: str, max_level: int = 6) -> MarkdownScan:
     count = text.count
     last = 0
     line = 0
-    for m in _candidates(max_level).finditer(text):
+    for m in _fence_lines(text) if not max_level else _candidates(max_level).finditer(text):
         start = m.start()  # the newline before the line: the line's offset in the real text
         line += count("\n", last, start + 1)
         last = start + 1
