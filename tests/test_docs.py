@@ -88,3 +88,11 @@ def test_the_editor_problem_matcher_reads_every_finding_line(cli, monkeypatch) -
         assert int(m.group(matcher["column"])) == finding["column"]
         assert m.group(matcher["code"]) == finding["code"]
         assert m.group(matcher["message"]).endswith(finding["message"])
+
+
+def test_the_getting_started_banner_is_real_output(cli, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.chdir(ROOT)
+    page = (ROOT / "docs" / "getting-started.md").read_text(encoding="utf-8")
+    shown = re.search(r"^drift-check: preset .*$", page, re.M)
+    assert shown is not None
+    assert cli("examples").err.splitlines()[0] == shown.group(0)
