@@ -16,6 +16,9 @@ from drift_check import __version__
 
 if TYPE_CHECKING:
     from drift_check.engine import Report
+    from drift_check.filters import BaselineEntry
+    from drift_check.fixes.rounds import Outcome
+    from drift_check.rules.base import Finding
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -114,21 +117,35 @@ def check(
             f"drift-check: recorded {len(report.findings)} findings in {baseline_out}", err=True
         )
         return EXIT_CLEAN
+    write_failed = False
+    if diff or fix:
+        from drift_check.fixes.rounds import run_rounds
+
+        targets = _targets(baseline_file)
+        outcome = run_rounds(
+            report,
+            lambda texts: run(config, _codes(select), _codes(ignore), overlay=texts),
+            unsafe_fixes,
+            targets,
+        )
+        for w in outcome.withheld:
+            f, c = w.finding, w.created
+            click.echo(
+                f"drift-check: withheld the {f.code} fix at {f.path}:{f.line}:{f.column}"
+                f" ({w.description}): it would create {c.code} at {c.path}:{c.line}:{c.column}:"
+                f" {c.message}",
+                err=True,
+            )
+        if diff:
+            from drift_check.fixes import unified_diff
+
+            click.echo("".join(unified_diff(c) for c in outcome.changes), nl=False)
+            return EXIT_FINDINGS if outcome.changes else EXIT_CLEAN
+        report, write_failed = _write(
+            report, outcome, targets, lambda: run(config, _codes(select), _codes(ignore))
+        )
     if baseline_file is not None:
         report = _against_baseline(report, baseline_file)
-    if diff:
-        from drift_check.fixes import plan, unified_diff
-
-        changes = plan(list(report.findings), report.facts, unsafe_fixes)
-        click.echo("".join(unified_diff(c) for c in changes), nl=False)
-        return EXIT_FINDINGS if changes else EXIT_CLEAN
-    write_failed = False
-    if fix:
-        report, write_failed = _fix(
-            report, unsafe_fixes, lambda: run(config, _codes(select), _codes(ignore))
-        )
-        if baseline_file is not None:
-            report = _against_baseline(report, baseline_file)
     color = (
         output is None and fmt == "text" and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
     )
@@ -170,42 +187,67 @@ def _lock_tree(path: str) -> None:
     click.get_current_context().call_on_close(lambda: os.close(fd))
 
 
-def _fix(report: Report, unsafe: bool, rerun: Callable[[], Report]) -> tuple[Report, bool]:
-    """Apply fixes in rounds until none is left (a fix that overlaps another waits for the
-    next round), re-checking the tree after each; say how many were fixed. A file that could
-    not be written is left alone from then on; the other files are still fixed."""
-    from drift_check.fixes import WriteError, plan, write
+def _targets(baseline_file: str | None) -> Callable[[Report], list[Finding]]:
+    """The findings `--fix` may touch: with a baseline, only those it does not hold."""
+    if baseline_file is None:
+        return lambda report: list(report.findings)
+    from drift_check.filters import apply_baseline
 
-    before = len(report.findings)
-    failed: set[str] = set()
-    for _ in range(10):
-        changes = [
-            c for c in plan(list(report.findings), report.facts, unsafe) if c.path not in failed
-        ]
-        if not changes:
-            break
-        for change in changes:
-            try:
-                write(report.config.root, change)
-            except WriteError as exc:
-                click.echo(f"drift-check: {exc}", err=True)
-                failed.add(change.path)
-        report = rerun()
-    fixed = max(0, before - len(report.findings))  # findings gone, not edits made
-    click.echo(f"drift-check: fixed {fixed} finding{'s' if fixed != 1 else ''}", err=True)
-    return report, bool(failed)
+    baseline = _read_baseline(baseline_file)
+    return lambda report: apply_baseline(list(report.findings), report.facts, baseline)[0]
+
+
+def _write(
+    before: Report,
+    outcome: Outcome,
+    targets: Callable[[Report], list[Finding]],
+    rerun: Callable[[], Report],
+) -> tuple[Report, bool]:
+    """Write the final texts of the rounds and say what happened: findings fixed, findings
+    left for a person, fixes withheld, and new findings (0, since every fix was checked).
+    A file that cannot be written is reported and left alone; the others are written, and
+    the counts are then taken from the tree as it is on disk."""
+    from drift_check import fixes
+    from drift_check.fixes.rounds import new_findings
+
+    failed = False
+    for change in outcome.changes:
+        try:
+            fixes.write(before.config.root, change)
+        except fixes.WriteError as exc:
+            click.echo(f"drift-check: {exc}", err=True)
+            failed = True
+    after = rerun() if failed else outcome.report
+    changed = {c.path for c in outcome.changes}
+    wanted = targets(before)
+    gone = new_findings(after, before._replace(findings=tuple(wanted)), changed)
+    created = new_findings(before, after, changed, frozenset(wanted))
+    fixed, left = len(gone), len(targets(after))
+    click.echo(
+        f"drift-check: fixed {fixed} finding{'s' if fixed != 1 else ''}, {left} left for a"
+        f" person, {len(outcome.withheld)} fix{'es' if len(outcome.withheld) != 1 else ''}"
+        f" withheld, {len(created)} new",
+        err=True,
+    )
+    return after, failed
+
+
+def _read_baseline(baseline_file: str) -> dict[BaselineEntry, int]:
+    from drift_check.filters import read_baseline
+
+    try:
+        with open(baseline_file, encoding="utf-8") as fh:
+            return read_baseline(fh.read(), baseline_file)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _against_baseline(report: Report, baseline_file: str) -> Report:
     """The report without the findings the baseline holds; entries that no longer occur are
     listed on stderr, so the baseline can be shrunk."""
-    from drift_check.filters import apply_baseline, read_baseline
+    from drift_check.filters import apply_baseline
 
-    try:
-        with open(baseline_file, encoding="utf-8") as fh:
-            baseline = read_baseline(fh.read(), baseline_file)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
+    baseline = _read_baseline(baseline_file)
     new, stale = apply_baseline(list(report.findings), report.facts, baseline)
     for entry in stale:
         click.echo(

@@ -15,10 +15,16 @@ class Report(NamedTuple):
     findings: tuple[Finding, ...]
 
 
-def run(config: Config, select: tuple[str, ...] = (), ignore: tuple[str, ...] = ()) -> Report:
+def run(
+    config: Config,
+    select: tuple[str, ...] = (),
+    ignore: tuple[str, ...] = (),
+    overlay: dict[str, str] | None = None,
+) -> Report:
     """Scan the tree once, run every selected rule over the facts, drop what suppression
-    comments and per-file ignores cover, return the findings sorted."""
-    discovered = discover_tree(config)
+    comments and per-file ignores cover, return the findings sorted. `overlay` maps paths to
+    texts read instead of the files (fixes checked in memory)."""
+    discovered = discover_tree(config, overlay)
     config = discovered.config
     facts = build_facts(config, discovered)
     rules = selected(select or config.select, config.ignore + ignore)

@@ -68,7 +68,8 @@ def test_fix_on_a_copy_leaves_only_what_needs_a_person(tmp_path, cli) -> None:  
                 os.chmod(os.path.join(folder, name), 0o644)
     run = cli(str(copy), "--fix", "--unsafe-fixes", "--format", "json", "-q")
     left = {f["code"] for f in run.json()["findings"]}
-    assert left == {"DC005", "DC205", "DC301", "DC305"}
+    assert left == {"DC005", "DC202", "DC204", "DC205", "DC301", "DC302", "DC305"}
+    assert run.err.endswith(", 0 new\n"), run.err
     again = cli(str(copy), "--fix", "--unsafe-fixes", "-q")
     assert "fixed 0 findings" in again.err
     assert cli(str(CORPUS), "-q", "--format", "json").json()["summary"]["findings"] == 58

@@ -1,7 +1,7 @@
 """--fix when the tree changes under it or a write fails, and two --fix runs at once.
 
 Each fault hits one file after the tree was scanned and the fixes planned (through a seam
-around `fixes.write`, which `cli._fix` looks up when it applies a round): the run says so in
+around `fixes.write`, which `cli._write` looks up when it writes the rounds): the run says so in
 one line naming the file and exits 2; that file stays byte for byte as it was (or stays
 gone), no temporary file is left in any folder, and the other files are still fixed, to the
 end, even the registry, whose two fixes overlap and take two rounds.
@@ -92,7 +92,10 @@ def test_the_tree_has_fixes_in_three_files_and_two_rounds(  # type: ignore[no-un
     assert b"| gsd-mapper | Mapping | `## MAP DONE`, `## MAP FAILED` |" in fixed[REGISTRY]
     assert b"name: deploy\n" in fixed[DEPLOY] and b"name: review\n" in fixed[REVIEW]
     run = cli(str(root), "--fix", "-q")
-    assert (run.code, run.err) == (0, "drift-check: fixed 6 findings\n")
+    assert (run.code, run.err) == (
+        0,
+        "drift-check: fixed 6 findings, 0 left for a person, 0 fixes withheld, 0 new\n",
+    )
     assert _snapshot(root) == fixed
 
 
@@ -162,7 +165,10 @@ def test_a_file_another_run_already_fixed_is_no_error(  # type: ignore[no-untype
     root = write_tree(tmp_path, _files())
     with _fault_before_writing(monkeypatch, DEPLOY, lambda path: path.write_bytes(fixed[DEPLOY])):
         run = cli(str(root), "--fix", "-q")
-    assert (run.code, run.err) == (0, "drift-check: fixed 6 findings\n")
+    assert (run.code, run.err) == (
+        0,
+        "drift-check: fixed 6 findings, 0 left for a person, 0 fixes withheld, 0 new\n",
+    )
     assert _snapshot(root) == fixed
 
 

@@ -30,8 +30,7 @@ from hypothesis import strategies as st
 
 from drift_check.config import ConfigError
 from drift_check.facts import Agent, Emission, Position, Registry, RegistryRow, Source
-from drift_check.rules.base import Edit, Fix
-from drift_check.rules.edits import (
+from drift_check.fixes.edits import (
     _aligned_row,
     add_row,
     add_to_row,
@@ -41,6 +40,7 @@ from drift_check.rules.edits import (
     set_frontmatter_value,
     yaml_scalar,
 )
+from drift_check.rules.base import Edit, Fix
 from drift_check.scanners.directives import find_directives
 from drift_check.scanners.frontmatter import frontmatter_names, read_frontmatter, simple_yaml
 from drift_check.scanners.markdown import heading_text, scan

@@ -20,6 +20,7 @@ from urllib.parse import quote
 
 from drift_check import __version__
 from drift_check.engine import Report
+from drift_check.fixes.model import Edit
 from drift_check.rules.base import Finding, Rule
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -49,7 +50,7 @@ def _rule(r: Rule, severity: str) -> dict[str, Any]:
         "properties": {"tags": ["drift-check", r.code[:3] + "xx"]},
     }
     if r.fix:
-        item["properties"]["fix"] = r.fix
+        item["properties"]["fix"] = str(r.fix)
     return item
 
 
@@ -61,30 +62,35 @@ def _fingerprint(f: Finding, report: Report) -> str:
 
 
 def _fix(f: Finding, root: str, cwd: str) -> list[dict[str, Any]]:
+    from drift_check.fixes import offered
+
     if f.fix is None:
         return []
-    changes: dict[str, list[dict[str, Any]]] = {}
-    for e in f.fix.resolve():
-        region = {
-            "startLine": e.line,
-            "startColumn": e.column,
-            "endLine": e.end_line,
-            "endColumn": e.end_column,
-        }
-        changes.setdefault(e.path, []).append(
-            {"deletedRegion": region, "insertedContent": {"text": e.text}}
-        )
+    changes = offered(f.fix)
     if not changes:
         return []
     return [
         {
             "description": {"text": f"{f.fix.description} ({f.fix.applicability} fix)"},
             "artifactChanges": [
-                {"artifactLocation": _location(root, path, cwd), "replacements": replacements}
-                for path, replacements in sorted(changes.items())
+                {
+                    "artifactLocation": _location(root, path, cwd),
+                    "replacements": [_replacement(e) for e in edits],
+                }
+                for path, edits in changes.items()
             ],
         }
     ]
+
+
+def _replacement(e: Edit) -> dict[str, Any]:
+    region = {
+        "startLine": e.line,
+        "startColumn": e.column,
+        "endLine": e.end_line,
+        "endColumn": e.end_column,
+    }
+    return {"deletedRegion": region, "insertedContent": {"text": e.text}}
 
 
 def as_dict(report: Report, cwd: str) -> dict[str, Any]:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from drift_check.facts import Agent, Facts, Position
+from drift_check.fixes.edits import set_name, yaml_scalar
 from drift_check.rules.base import Hit, rule
-from drift_check.rules.edits import set_name, yaml_scalar
 
 
 def _agents(facts: Facts) -> list[Agent]:

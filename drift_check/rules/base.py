@@ -5,29 +5,9 @@ from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
 from drift_check.facts import Facts, Position
+from drift_check.fixes.model import Applicability, Edit, Fix
 
-
-class Edit(NamedTuple):
-    """Replace the text between two positions (1-based, the end just after the last
-    character) of one file."""
-
-    path: str
-    line: int
-    column: int
-    end_line: int
-    end_column: int
-    text: str
-
-
-class Fix(NamedTuple):
-    description: str
-    applicability: str  # "safe" or "unsafe"
-    # the edits, or a function that computes them: only --fix and --diff need them, and
-    # some (a new registry row) cost a search the check itself does not
-    edits: "tuple[Edit, ...] | Callable[[], tuple[Edit, ...]]"
-
-    def resolve(self) -> tuple[Edit, ...]:
-        return self.edits() if callable(self.edits) else self.edits
+__all__ = ["Applicability", "Check", "Edit", "Finding", "Fix", "Hit", "Rule", "rule"]
 
 
 class Hit(NamedTuple):
@@ -67,7 +47,7 @@ class Rule(NamedTuple):
     failing_example: str
     passing_example: str
     blind_spot: bool = False  # beyond GSD's own check-contract-drift
-    fix: str | None = None  # "safe" or "unsafe" when the rule offers a fix
+    fix: Applicability | None = None  # what its fixes are, when the rule offers one
 
     @property
     def _doc(self) -> tuple[str, str]:
@@ -114,12 +94,13 @@ def rule(
     failing: str,
     passing: str,
     blind_spot: bool = False,
-    fix: str | None = None,
+    fix: Applicability | str | None = None,
 ) -> Callable[[Check], Rule]:
     """Declare a rule. The check's docstring is its documentation: the first paragraph is
     the summary, the rest says why it matters and what to do."""
 
     def wrap(check: Check) -> Rule:
-        return Rule(code, name, severity, check, failing, passing, blind_spot, fix)
+        declared = None if fix is None else Applicability(fix)
+        return Rule(code, name, severity, check, failing, passing, blind_spot, declared)
 
     return wrap

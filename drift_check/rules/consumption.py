@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from drift_check.facts import Agent, Facts, Position, RegistryRow
+from drift_check.fixes.edits import replace_text, rewrite_consumed_by
 from drift_check.rules.base import Fix, Hit, rule
-from drift_check.rules.edits import replace_text, rewrite_consumed_by
 from drift_check.rules.index import index, is_sentinel
 
 

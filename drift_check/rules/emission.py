@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from drift_check.facts import Agent, Emission, Facts
+from drift_check.fixes.edits import add_to_row, remove_from_row, replace_text
 from drift_check.rules.base import Hit, rule
-from drift_check.rules.edits import add_to_row, remove_from_row, replace_text
 from drift_check.rules.index import NON_SENTINEL, covers, index
 
 

@@ -6,8 +6,8 @@ import functools
 from collections.abc import Callable, Iterator
 
 from drift_check.facts import Facts, ReadGate
+from drift_check.fixes.edits import rename_tag
 from drift_check.rules.base import Hit, rule
-from drift_check.rules.edits import rename_tag
 from drift_check.rules.index import index
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from drift_check.facts import Agent, Facts, Position
+from drift_check.fixes.edits import rewrite_matrix_row
 from drift_check.rules.base import Hit, rule
-from drift_check.rules.edits import rewrite_matrix_row
 
 
 def _skills_line(agent: Agent) -> str:

@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from drift_check.facts import Facts, Position, Skill
+from drift_check.fixes.edits import set_name
 from drift_check.rules.base import Hit, rule
-from drift_check.rules.edits import set_name
 
 _NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 

@@ -8,8 +8,8 @@ from fnmatch import fnmatchcase
 from typing import NamedTuple
 
 from drift_check.facts import Facts, Named
+from drift_check.fixes.edits import replace_list_entry
 from drift_check.rules.base import Hit, rule
-from drift_check.rules.edits import replace_list_entry
 
 
 class ToolList(NamedTuple):

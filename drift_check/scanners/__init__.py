@@ -40,14 +40,14 @@ class Discovered(NamedTuple):
     problems: list[InputProblem]  # manifests discovery could not read
 
 
-def discover_tree(config: Config) -> Discovered:
+def discover_tree(config: Config, overlay: dict[str, str] | None = None) -> Discovered:
     """Walk the tree once, find its components, and choose the packs that fit them
-    (unless the config names one)."""
+    (unless the config names one). `overlay` holds texts read instead of the files'."""
     from drift_check.config import resolve
     from drift_check.discovery import discover
 
     early = config.settings
-    repo = Repo(config.root, Limits.from_settings(early), early["exclude"])
+    repo = Repo(config.root, Limits.from_settings(early), early["exclude"], overlay=overlay)
     problems: list[InputProblem] = []
     components = discover(repo, early["discovery-skip"], problems, early["memory-files"])
     return Discovered(resolve(config, repo, components), repo, components, problems)

@@ -149,8 +149,11 @@ class Repo:
         limits: Limits | None = None,
         exclude: tuple[str, ...] = (),
         gitignore: bool = True,
+        overlay: dict[str, str] | None = None,
     ) -> None:
         self.root = os.path.realpath(root)
+        # texts that stand in for files on disk: --fix checks its edits on them, in memory
+        self.overlay = overlay or {}
         if limits is None:
             from drift_check.settings import resolve
 
@@ -276,11 +279,14 @@ class Repo:
             self._problem(path, "symlink points outside the repository; not read")
             return None
         try:
-            with open(abspath, "rb") as fh:
-                size = os.fstat(fh.fileno()).st_size
-                # a buffer sized by the file, not by the limit: a limit-sized buffer for every
-                # file costs more than reading them all; one byte more shows a file that grew
-                data = fh.read(min(size, self.max_bytes) + 1)
+            if path in self.overlay:
+                data = self.overlay[path].encode("utf-8")
+            else:
+                with open(abspath, "rb") as fh:
+                    size = os.fstat(fh.fileno()).st_size
+                    # a buffer sized by the file, not by the limit: a limit-sized buffer for
+                    # every file costs more than reading them all; one byte more shows growth
+                    data = fh.read(min(size, self.max_bytes) + 1)
         except OSError as exc:
             self._problem(path, f"cannot read file: {exc.strerror or exc}")
             return None

@@ -5,7 +5,7 @@ import re
 from collections.abc import Callable
 
 from drift_check.facts import Agent, DeclaredMarker, Facts, MatrixRow, Named, RegistryRow, Source
-from drift_check.rules.base import Edit, Fix
+from drift_check.fixes.model import Edit, Fix
 from drift_check.scanners.frontmatter import simple_yaml
 from drift_check.scanners.registry import NO_MARKER
 

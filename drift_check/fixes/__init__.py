@@ -1,0 +1,28 @@
+"""Fixes, in one room: the edit model (`model`), the edits each rule proposes (`edits`),
+the planner of a round (`planner`), the rounds with the check before writing (`rounds`) and
+the atomic writer (`writer`). Rules only say which edits they propose; `--fix`, `--diff`
+and SARIF's `fixes` all take them from here."""
+
+from drift_check.fixes.model import Applicability, Edit, Fix
+from drift_check.fixes.planner import FileChange, plan, unified_diff
+from drift_check.fixes.writer import WriteError, write
+
+__all__ = [
+    "Applicability",
+    "Edit",
+    "FileChange",
+    "Fix",
+    "WriteError",
+    "offered",
+    "plan",
+    "unified_diff",
+    "write",
+]
+
+
+def offered(fix: Fix) -> dict[str, list[Edit]]:
+    """The edits of a fix, by file in path order, as a log (SARIF) offers them."""
+    by_path: dict[str, list[Edit]] = {}
+    for e in fix.resolve():
+        by_path.setdefault(e.path, []).append(e)
+    return dict(sorted(by_path.items()))

@@ -1,0 +1,111 @@
+"""Planning one round: the fixes that apply, without overlaps, as new texts of files."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from typing import TYPE_CHECKING, NamedTuple
+
+from drift_check.facts import Facts, Source
+from drift_check.fixes.model import Fix
+
+if TYPE_CHECKING:
+    from drift_check.rules.base import Finding
+
+
+class FileChange(NamedTuple):
+    path: str
+    old: str
+    new: str
+
+
+class Planned(NamedTuple):
+    """A finding's fix, resolved to text offsets: (path, start, end, replacement) each."""
+
+    finding: Finding
+    fix: Fix
+    spans: tuple[tuple[str, int, int, str], ...]
+
+
+def _offset(source: Source, line: int, column: int, starts_of: dict[str, list[int]]) -> int:
+    """The text offset of a 1-based (line, column); each file's line starts are found once
+    per plan."""
+    starts = starts_of.get(source.path)
+    if starts is None:
+        starts = starts_of[source.path] = [0, *(m.end() for m in re.finditer("\n", source.text))]
+    if line > len(starts):
+        return len(source.text)
+    return min(starts[line - 1] + column - 1, len(source.text))
+
+
+def select(findings: list[Finding], facts: Facts, unsafe: bool) -> list[Planned]:
+    """The fixes of one round, in the findings' order: those that apply (safe ones, unsafe
+    ones too when `unsafe`), each resolved to spans; a fix whose edits overlap an earlier
+    one's waits for the next round, and one that edits a file not read is dropped."""
+    taken: dict[str, list[tuple[int, int]]] = {}
+    starts_of: dict[str, list[int]] = {}
+    out = []
+    for f in findings:
+        fix = f.fix
+        if fix is None or not fix.applies(unsafe):
+            continue
+        spans = []
+        for e in fix.resolve():
+            source = facts.sources.get(e.path)
+            if source is None:
+                break
+            start = _offset(source, e.line, e.column, starts_of)
+            end = _offset(source, e.end_line, e.end_column, starts_of)
+            spans.append((e.path, start, end, e.text))
+        else:
+            if any(_overlaps(taken.get(p, []), s, t) for p, s, t, _ in spans):
+                continue
+            for path, start, end, _ in spans:
+                taken.setdefault(path, []).append((start, end))
+            out.append(Planned(f, fix, tuple(spans)))
+    return out
+
+
+def _overlaps(spans: list[tuple[int, int]], start: int, end: int) -> bool:
+    """Two edits overlap when they change a common character; insertions at one point (rows
+    added after a table's last row) do not."""
+    return any(start < e and s < end for s, e in spans)
+
+
+def apply(planned: list[Planned], texts: dict[str, str]) -> dict[str, str]:
+    """The new text of every file `planned` changes (`texts` holds the current ones), the
+    files it leaves as they were left out."""
+    by_path: dict[str, list[tuple[int, int, str, int]]] = {}
+    for n, p in enumerate(planned):
+        for path, start, end, text in p.spans:
+            by_path.setdefault(path, []).append((start, end, text, n))
+    out = {}
+    for path in sorted(by_path):
+        text = texts[path]
+        # last first, so offsets stay valid; insertions at one point keep the findings' order
+        new = text
+        for start, end, replacement, _ in sorted(
+            by_path[path], key=lambda e: (e[0], e[1], e[3]), reverse=True
+        ):
+            new = new[:start] + replacement + new[end:]
+        if new != text:
+            out[path] = new
+    return out
+
+
+def plan(findings: list[Finding], facts: Facts, unsafe: bool) -> list[FileChange]:
+    """One round, unchecked: the new text of every file the applicable fixes touch."""
+    planned = select(findings, facts, unsafe)
+    texts = {path: s.text for path, s in facts.sources.items()}
+    return [FileChange(path, texts[path], new) for path, new in apply(planned, texts).items()]
+
+
+def unified_diff(change: FileChange) -> str:
+    return "".join(
+        difflib.unified_diff(
+            change.old.splitlines(keepends=True),
+            change.new.splitlines(keepends=True),
+            fromfile=f"a/{change.path}",
+            tofile=f"b/{change.path}",
+        )
+    )

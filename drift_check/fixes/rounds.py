@@ -1,0 +1,167 @@
+"""The rounds of `--fix` and `--diff`, in memory, each fix checked before it is kept.
+
+A round plans the fixes that do not overlap, applies them to the texts in memory and runs
+the rules again on the edited texts (the repository reads them through an overlay, so
+nothing is written). A round that creates no finding is kept whole; one that does is split
+in halves until each fix that creates a finding is found, and those are withheld (reported
+with the finding they would create). Rounds go on until none changes anything: `--fix`
+then writes the final texts, `--diff` prints them.
+"""
+
+from collections import Counter
+from collections.abc import Callable
+from typing import NamedTuple
+
+from drift_check.engine import Report
+from drift_check.filters import baseline_key
+from drift_check.fixes.planner import FileChange, Planned, apply, select
+from drift_check.rules.base import Finding
+
+ROUNDS = 10
+
+Rerun = Callable[[dict[str, str]], Report]  # the rules run again, on these texts in memory
+Targets = Callable[[Report], list[Finding]]  # the findings to fix (not the baselined ones)
+
+
+class Withheld(NamedTuple):
+    """A fix not written: it would create `created` (a finding that was not there)."""
+
+    finding: Finding
+    description: str
+    created: Finding
+
+
+class Outcome(NamedTuple):
+    changes: list[FileChange]  # each changed file: its text before and after every round
+    report: Report  # the rules on the final texts
+    withheld: list[Withheld]
+
+
+def new_findings(
+    before: Report, after: Report, changed: set[str], kept: frozenset[Finding] | None = None
+) -> list[Finding]:
+    """The findings of `after` that `before` does not have. They are matched as the baseline
+    matches them (code, path and the text of their line); one whose line a fix edited is
+    still the same finding when a finding of its code, path, agent and marker is left over
+    in the same file, unless that one is in `kept` (a baselined finding must keep its key,
+    or it would come back as new)."""
+    left = Counter(baseline_key(f, before.facts) for f in before.findings)
+    loose: Counter[tuple[str, str, str | None, str | None]] = Counter()
+    unmatched = []
+    for f in after.findings:
+        key = baseline_key(f, after.facts)
+        if left[key] > 0:
+            left[key] -= 1
+        else:
+            unmatched.append(f)
+    if not unmatched:
+        return []
+    for f in before.findings:
+        key = baseline_key(f, before.facts)
+        if left[key] > 0 and f.path in changed and (kept is None or f in kept):
+            left[key] -= 1
+            loose[(f.code, f.path, f.agent, f.marker)] += 1
+    out = []
+    for f in unmatched:
+        subject = (f.code, f.path, f.agent, f.marker)
+        if f.path in changed and loose[subject] > 0:
+            loose[subject] -= 1
+        else:
+            out.append(f)
+    return out
+
+
+def run_rounds(report: Report, rerun: Rerun, unsafe: bool, targets: Targets) -> Outcome:
+    """Every round `--fix` runs, in memory: the final texts, the report on them, and the
+    fixes withheld because they would create a finding."""
+    texts = {path: source.text for path, source in report.facts.sources.items()}
+    original = dict(texts)
+    withheld: list[Withheld] = []
+    refused: set[tuple[str, str, str]] = set()  # (code, path, key) of withheld findings' fixes
+    current = report
+    for _ in range(ROUNDS):
+        wanted = [
+            f
+            for f in targets(current)
+            if f.fix is not None and _identity(f, current) not in refused
+        ]
+        planned = select(wanted, current.facts, unsafe)
+        if not planned:
+            break
+        kept = frozenset(targets(current))
+        good, after, bad = _sort_out(planned, current, texts, rerun, kept)
+        for p, created in bad:
+            refused.add(_identity(p.finding, current))
+            withheld.append(Withheld(p.finding, p.fix.description, created))
+        if not good:
+            continue  # the fixes that waited behind a withheld one get their turn
+        edited = apply(good, texts)
+        if not edited:
+            break  # fixes that change nothing: the tree is as fixed as it gets
+        texts.update(edited)
+        assert after is not None
+        current = after
+    changes = [
+        FileChange(path, original[path], texts[path])
+        for path in sorted(texts)
+        if texts[path] != original[path]
+    ]
+    return Outcome(changes, current, withheld)
+
+
+def _identity(f: Finding, report: Report) -> tuple[str, str, str]:
+    key = baseline_key(f, report.facts)
+    return (key.code, key.path, key.key + "|" + f.message)
+
+
+def _sort_out(
+    planned: list[Planned],
+    current: Report,
+    texts: dict[str, str],
+    rerun: Rerun,
+    kept: frozenset[Finding],
+) -> tuple[list[Planned], Report | None, list[tuple[Planned, Finding]]]:
+    """The fixes of a round that create no finding (with the report on their texts), and
+    each one that does, with a finding it creates. One run of the rules when the round is
+    clean; halves, then halves of those, when it is not."""
+
+    def trial(group: list[Planned]) -> tuple[Report, list[Finding]]:
+        edited = apply(group, texts)
+        after = rerun({**texts, **edited})
+        return after, new_findings(current, after, set(edited), kept)
+
+    def split(group: list[Planned]) -> tuple[list[Planned], list[tuple[Planned, Finding]]]:
+        _, created = trial(group)
+        if not created:
+            return group, []
+        if len(group) == 1:
+            return [], [(group[0], created[0])]
+        half = len(group) // 2
+        good_a, bad_a = split(group[:half])
+        good_b, bad_b = split(group[half:])
+        return good_a + good_b, bad_a + bad_b
+
+    after, created = trial(planned)
+    if not created:
+        return planned, after, []
+    if len(planned) == 1:
+        return [], None, [(planned[0], created[0])]
+    half = len(planned) // 2
+    good_a, bad_a = split(planned[:half])
+    good_b, bad_b = split(planned[half:])
+    good, bad = good_a + good_b, bad_a + bad_b
+    if good:
+        after, created = trial(good)
+        if not created:
+            return good, after, bad
+    # fixes that are clean apart create a finding together: keep them one by one
+    together: list[Planned] = []
+    result: Report | None = None
+    for p in good:
+        after, created = trial([*together, p])
+        if created:
+            bad.append((p, created[0]))
+        else:
+            together.append(p)
+            result = after
+    return together, result, bad
