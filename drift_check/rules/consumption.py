@@ -88,7 +88,7 @@ def consumer_matches_case_only(facts: Facts) -> Iterator[Hit]:
 @rule(
     "DC303",
     "consumed-by-cites-no-consumer",
-    fix="safe",
+    fix="sometimes",
     failing="""
         | gsd-planner | ... | `## PLANNING COMPLETE` | `workflows/quick.md` |
         only workflows/plan.md contains `## PLANNING COMPLETE`
@@ -127,7 +127,7 @@ def consumed_by_cites_no_consumer(facts: Facts) -> Iterator[Hit]:
 @rule(
     "DC304",
     "consumed-by-entry-unused",
-    fix="safe",
+    fix="sometimes",
     blind_spot=True,
     failing="""
         | gsd-planner | ... | `## PLANNING COMPLETE` | `workflows/plan.md`, `workflows/ship.md` |
