@@ -1,7 +1,8 @@
 """Whole trees made by hypothesis from the pieces agent repositories are made of (registry
 rows, frontmatter, fenced return templates, workflows that quote and dispatch, skills,
 suppressions) with random text mixed in: a check never fails with an internal error, and
-`--fix --unsafe-fixes` leaves a tree on which a second `--fix` changes nothing."""
+`--fix` (and `--fix --unsafe-fixes`) never makes more findings of any code, so no new code
+either, and leaves a tree on which a second `--fix` changes nothing."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import io
 import json
 import shutil
 import tempfile
+from collections import Counter
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
@@ -115,9 +117,15 @@ def test_random_trees_check_and_fix_cleanly(files: dict[str, str]) -> None:
         ]
         assert found == sorted(found)  # deterministic order: path, line, column, code
         assert _run(str(root), "--format", "json", "-q")[1] == out
-        code, _, err = _run(str(root), "--fix", "--unsafe-fixes", "-q")
-        assert code in (0, 1), err
-        assert "internal error" not in err
+        counts = Counter(f[3] for f in found)
+        for unsafe in ((), ("--unsafe-fixes",)):
+            code, fixed_out, err = _run(str(root), "--fix", *unsafe, "--format", "json", "-q")
+            assert code in (0, 1), err
+            assert "internal error" not in err
+            assert err.endswith(", 0 new\n"), err
+            after = Counter(f["code"] for f in json.loads(fixed_out)["findings"])
+            grown = {c: (counts[c], n) for c, n in after.items() if n > counts[c]}
+            assert not grown, f"--fix {' '.join(unsafe)} made findings of these codes: {grown}"
         before = {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
         code, _, err = _run(str(root), "--fix", "--unsafe-fixes", "-q")
         assert "internal error" not in err

@@ -130,8 +130,11 @@ def _sort_out(
         after = rerun({**texts, **edited})
         return after, new_findings(current, after, set(edited), kept)
 
-    def split(group: list[Planned]) -> tuple[list[Planned], list[tuple[Planned, Finding]]]:
-        _, created = trial(group)
+    def split(
+        group: list[Planned], created: list[Finding] | None = None
+    ) -> tuple[list[Planned], list[tuple[Planned, Finding]]]:
+        if created is None:
+            created = trial(group)[1]
         if not created:
             return group, []
         if len(group) == 1:
@@ -144,12 +147,15 @@ def _sort_out(
     after, created = trial(planned)
     if not created:
         return planned, after, []
-    if len(planned) == 1:
-        return [], None, [(planned[0], created[0])]
-    half = len(planned) // 2
-    good_a, bad_a = split(planned[:half])
-    good_b, bad_b = split(planned[half:])
-    good, bad = good_a + good_b, bad_a + bad_b
+    # first suspect the fixes of findings about the same agent or marker as what was
+    # created: when the others are clean together, only the suspects are split
+    suspects = [p for p in planned if any(_related(p.finding, c) for c in created)]
+    others = [p for p in planned if not any(p is s for s in suspects)]
+    if suspects and others and not trial(others)[1]:
+        good, bad = split(suspects)
+        good = others + good
+    else:
+        good, bad = split(planned, created)
     if good:
         after, created = trial(good)
         if not created:
@@ -165,3 +171,9 @@ def _sort_out(
             together.append(p)
             result = after
     return together, result, bad
+
+
+def _related(f: Finding, created: Finding) -> bool:
+    return (f.marker is not None and f.marker == created.marker) or (
+        f.agent is not None and f.agent == created.agent
+    )
