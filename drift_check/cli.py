@@ -229,7 +229,7 @@ def _write(
         f" withheld, {len(created)} new",
         err=True,
     )
-    return after, failed
+    return outcome.without_withheld(after), failed
 
 
 def _read_baseline(baseline_file: str) -> dict[BaselineEntry, int]:

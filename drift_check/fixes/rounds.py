@@ -35,6 +35,16 @@ class Outcome(NamedTuple):
     changes: list[FileChange]  # each changed file: its text before and after every round
     report: Report  # the rules on the final texts
     withheld: list[Withheld]
+    refused: frozenset[tuple[str, str, str]]  # the findings whose fixes were withheld
+
+    def without_withheld(self, report: Report) -> Report:
+        """`report` with no fix offered on a finding whose fix was withheld: what is left
+        there is for a person."""
+        findings = tuple(
+            f._replace(fix=None) if f.fix is not None and identity(f, report) in self.refused else f
+            for f in report.findings
+        )
+        return report._replace(findings=findings)
 
 
 def new_findings(
@@ -81,9 +91,7 @@ def run_rounds(report: Report, rerun: Rerun, unsafe: bool, targets: Targets) -> 
     current = report
     for _ in range(ROUNDS):
         wanted = [
-            f
-            for f in targets(current)
-            if f.fix is not None and _identity(f, current) not in refused
+            f for f in targets(current) if f.fix is not None and identity(f, current) not in refused
         ]
         planned = select(wanted, current.facts, unsafe)
         if not planned:
@@ -91,7 +99,7 @@ def run_rounds(report: Report, rerun: Rerun, unsafe: bool, targets: Targets) -> 
         kept = frozenset(targets(current))
         good, after, bad = _sort_out(planned, current, texts, rerun, kept)
         for p, created in bad:
-            refused.add(_identity(p.finding, current))
+            refused.add(identity(p.finding, current))
             withheld.append(Withheld(p.finding, p.fix.description, created))
         if not good:
             continue  # the fixes that waited behind a withheld one get their turn
@@ -106,10 +114,10 @@ def run_rounds(report: Report, rerun: Rerun, unsafe: bool, targets: Targets) -> 
         for path in sorted(texts)
         if texts[path] != original[path]
     ]
-    return Outcome(changes, current, withheld)
+    return Outcome(changes, current, withheld, frozenset(refused))
 
 
-def _identity(f: Finding, report: Report) -> tuple[str, str, str]:
+def identity(f: Finding, report: Report) -> tuple[str, str, str]:
     key = baseline_key(f, report.facts)
     return (key.code, key.path, key.key + "|" + f.message)
 
