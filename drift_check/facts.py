@@ -528,3 +528,9 @@ class Facts(NamedTuple):
     memory_files: dict[str, MemoryFile] = {}  # noqa: RUF012 (by path; never mutated)
     # path -> slug -> the fenced heading of that slug, for files links point into
     fenced_headings: dict[str, dict[str, FencedHeading]] = {}  # noqa: RUF012
+    # for each frontmatter `name` that differs from its file's stem or skill folder (what a
+    # `name:` fix replaces), every place a file read names it as a whole word
+    name_uses: dict[str, tuple[Position, ...]] = {}  # noqa: RUF012 (never mutated)
+    # retired read tags in documents agents include or are told to Read that are not
+    # consumers themselves (`references/planner-reviews.md`: "from `<files_to_read>`"), by path
+    reference_reads: dict[str, tuple[ReadGate, ...]] = {}  # noqa: RUF012 (never mutated)

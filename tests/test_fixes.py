@@ -207,3 +207,24 @@ def test_renaming_a_retired_read_tag_never_sends_the_gate_to_an_agent_that_ignor
     after = cli(str(root), "--format", "json", "-q", *select).json()["findings"]
     assert [(f["code"], f["path"]) for f in after] == [("DC401", "gsd-core/workflows/map.md")]
     assert "<required_reading>" in (root / "gsd-core/workflows/quick.md").read_text()
+
+
+def test_a_name_still_used_elsewhere_is_not_renamed_by_the_safe_fix(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    """A `name:` fix would break "Use the test_runner subagent" and still print "All checks
+    passed!": while another file uses the old name, the fix is unsafe and says where."""
+    agent = "---\nname: test_runner\ndescription: Runs the tests.\ntools: Read, Bash\n---\n\nRun.\n"
+    files = {
+        "agents/test-runner.md": agent,
+        "commands/test.md": "---\ndescription: Test.\n---\n\nUse the test_runner subagent.\n",
+    }
+    root = write_tree(tmp_path, tree_files("gaia", files))
+    (finding,) = cli(str(root), "--format", "json", "-q", "--select", "DC602").json()["findings"]
+    assert finding["fix"] == {
+        "applicability": "unsafe",
+        "description": "set `name: test-runner` (unsafe: `test_runner` is still used at"
+        " commands/test.md:5)",
+    }
+    run = cli(str(root), "--fix", "-q", "--select", "DC602")
+    assert run.code == 1
+    assert "fixed 0 findings" in run.err
+    assert (root / "agents/test-runner.md").read_text() == agent

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from drift_check.facts import Agent, Facts, Position
-from drift_check.fixes.edits import set_name, yaml_scalar
+from drift_check.fixes.edits import yaml_scalar
+from drift_check.fixes.renames import rename
 from drift_check.rules.base import Hit, rule
 
 
@@ -65,7 +66,7 @@ def _yaml_kind(value: object) -> str:
 @rule(
     "DC602",
     "agent-name-mismatch",
-    fix="safe",
+    fix="sometimes",
     failing="""
         agents/code-reviewer.md:   name: reviewer
     """,
@@ -104,11 +105,12 @@ def agent_name_mismatch(facts: Facts) -> Iterator[Hit]:
             )
         else:
             continue
+        fix, note = rename(facts, agent.path, agent.frontmatter_lines, name, agent.name)
         yield Hit(
             Position(agent.path, agent.frontmatter_lines.get("name", 1), 1),
-            message,
+            message + note,
             agent=agent.name,
-            fix=set_name(facts, agent.path, agent.frontmatter_lines, agent.name),
+            fix=fix,
         )
 
 

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from drift_check.facts import Facts, Position, Skill
-from drift_check.fixes.edits import set_name
+from drift_check.fixes.renames import rename
 from drift_check.rules.base import Hit, rule
 
 _NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
@@ -99,7 +99,7 @@ def skill_name_invalid(facts: Facts) -> Iterator[Hit]:
 @rule(
     "DC503",
     "skill-name-mismatch",
-    fix="safe",
+    fix="sometimes",
     failing="""
         skills/deploy/SKILL.md:   name: deploy-prod
     """,
@@ -116,11 +116,12 @@ def skill_name_mismatch(facts: Facts) -> Iterator[Hit]:
     for skill in _skills(facts):
         name = (skill.frontmatter or {}).get("name")
         if isinstance(name, str) and name and name != skill.name:
+            fix, note = rename(facts, skill.path, skill.frontmatter_lines, name, skill.name)
             yield Hit(
                 _at(skill, "name"),
                 f"skill `name: {name}` differs from its directory `{skill.directory}`;"
-                f" set `name: {skill.name}` or rename the directory",
-                fix=set_name(facts, skill.path, skill.frontmatter_lines, skill.name),
+                f" set `name: {skill.name}` or rename the directory{note}",
+                fix=fix,
             )
 
 

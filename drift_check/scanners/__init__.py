@@ -163,6 +163,11 @@ def build_facts(config: Config, discovered: Discovered | None = None) -> Facts:
     checked = {*skills, *memory_files, *(a.path for a in all_agents), *cache.by_path}
     _unclosed_fences(repo, problems, checked)
     manifests = components.manifests  # read by discovery, whatever the preset
+    reference_reads = _reference_reads(
+        repo, all_agents, set(consumers), tuple(settings["legacy-read-tags"])
+    )
+    mentions = _mentions(repo, {s.name for s in skills.values()}) if skills else {}
+    name_uses = _name_uses(repo, all_agents, skills.values())  # after every read
     problems.extend(repo.problems)
     return Facts(
         root=config.root,
@@ -191,7 +196,7 @@ def build_facts(config: Config, discovered: Discovered | None = None) -> Facts:
         matrix=restated[0],
         unassigned=restated[1],
         tree=restated[2],
-        mentions=_mentions(repo, {s.name for s in skills.values()}) if skills else {},
+        mentions=mentions,
         directives=_directives(repo),
         sources=repo.sources(),
         derived={},
@@ -210,7 +215,45 @@ def build_facts(config: Config, discovered: Discovered | None = None) -> Facts:
         manifests=manifests,
         memory_files=memory_files,
         fenced_headings=fenced_headings,
+        name_uses=name_uses,
+        reference_reads=reference_reads,
     )
+
+
+def _name_uses(
+    repo: Repo, agents: Iterable[Agent], skills: Iterable[Skill]
+) -> dict[str, tuple[Position, ...]]:
+    """Where the names a `name:` fix would replace occur in the files read."""
+    from drift_check.scanners.names import name_uses, renamable_names
+
+    names = renamable_names(agents, skills)
+    if not names:
+        return {}
+    return name_uses(sorted(repo.sources().values()), names)
+
+
+def _reference_reads(
+    repo: Repo, agents: Iterable[Agent], consumers: set[str], tags: tuple[str, ...]
+) -> dict[str, tuple[ReadGate, ...]]:
+    """Retired read tags in the documents agents include or Read, other than consumers
+    (whose tags are `legacy_reads`)."""
+    from drift_check.scanners.consumers import Sections, read_gates
+
+    out: dict[str, tuple[ReadGate, ...]] = {}
+    documents = {i.resolved for a in agents for i in a.includes if i.resolved is not None}
+    for path in sorted(documents - consumers):
+        source = repo.read(path) if tags else None
+        if source is None:
+            continue
+        found = [
+            g
+            for tag in tags
+            if tag in source.text
+            for g in read_gates(source, Sections(source.text, set()), tag)
+        ]
+        if found:
+            out[path] = tuple(found)
+    return out
 
 
 def _variants(
