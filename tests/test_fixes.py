@@ -116,7 +116,8 @@ def test_a_symlinked_file_is_not_written_through(tmp_path: Path, cli) -> None:  
     real.write_text("---\nname: deploy-prod\ndescription: Use when deploying.\n---\n")
     (root / "skills/deploy").mkdir(parents=True)
     os.symlink(real, root / "skills/deploy/SKILL.md")
-    run = cli(str(root), "--fix", "-q", "--select", "DC503")
+    # the link's target names `deploy-prod` too, which makes the rename unsafe
+    run = cli(str(root), "--fix", "--unsafe-fixes", "-q", "--select", "DC503")
     assert run.code == 2
     assert "a link or outside the repository; not written" in run.err
     assert "name: deploy-prod" in real.read_text()
@@ -228,3 +229,50 @@ def test_a_name_still_used_elsewhere_is_not_renamed_by_the_safe_fix(tmp_path: Pa
     assert run.code == 1
     assert "fixed 0 findings" in run.err
     assert (root / "agents/test-runner.md").read_text() == agent
+
+
+def test_a_read_tag_rename_that_would_leave_a_reference_document_behind_is_unsafe(
+    tmp_path: Path,
+    cli,  # type: ignore[no-untyped-def]
+) -> None:
+    """DC401 renames the tag in the reference documents the receiving agent reads too; where
+    one cannot be renamed with it (review.md still sends the old tag to the planner, and its
+    fix waits for gsd-mapper's read-gate clause), the rename is half done: unsafe, saying so."""
+    planner = PLANNER_EXTRA["agents/gsd-planner.md"].replace(
+        "first.\n", "first.\nIn reviews mode, Read `gsd-core/references/planner-reviews.md`.\n"
+    )
+    files = {
+        "agents/gsd-planner.md": planner,
+        "gsd-core/references/planner-reviews.md": "Read the reviews from `<files_to_read>`.\n",
+        "gsd-core/workflows/quick.md": (
+            'Task(subagent_type="gsd-planner", prompt="<files_to_read>R.md</files_to_read>")\n'
+        ),
+    }
+    root = _tree(tmp_path / "complete", files)
+    (complete,) = cli(str(root), "--format", "json", "-q", "--select", "DC401").json()["findings"]
+    assert complete["fix"] == {
+        "applicability": "safe",
+        "description": "rename `<files_to_read>` to `<required_reading>` here and in"
+        " gsd-core/references/planner-reviews.md (read by `gsd-planner`)",
+    }
+    review = (
+        '# Review\n\n## Map\n\nTask(subagent_type="gsd-mapper", prompt="<files_to_read>src/'
+        '</files_to_read>")\n\n## Plan\n\nTask(subagent_type="gsd-planner", prompt="'
+        '<files_to_read>R.md</files_to_read>")\n'
+    )
+    root = _tree(tmp_path / "half", {**files, "gsd-core/workflows/review.md": review})
+    findings = cli(str(root), "--format", "json", "-q", "--select", "DC401").json()["findings"]
+    fixes = {f["path"]: f.get("fix") for f in findings}
+    assert fixes == {
+        "gsd-core/workflows/quick.md": {
+            "applicability": "unsafe",
+            "description": "rename `<files_to_read>` to `<required_reading>` (unsafe:"
+            " gsd-core/references/planner-reviews.md (read by `gsd-planner`) still names"
+            " `<files_to_read>` and is left as it is, since other files send that tag to its"
+            " readers or a reader never mentions the gate tag)",
+        },
+        "gsd-core/workflows/review.md": None,
+    }
+    quick = (root / "gsd-core/workflows/quick.md").read_text()
+    assert "fixed 0 findings" in cli(str(root), "--fix", "-q", "--select", "DC401").err
+    assert (root / "gsd-core/workflows/quick.md").read_text() == quick

@@ -83,7 +83,9 @@ def agent_name_mismatch(facts: Facts) -> Iterator[Hit]:
     Where the pack says an agent is known by its `name` alone (`agent-name-matches-file:
     false`, as in Claude Code, whose plugin agents are often named unlike their files) only
     the agents of a contracts registry are checked, since its rows list file stems; DC606
-    checks that the others' names are unique instead.
+    checks that the others' names are unique instead. The fix sets `name` to the file stem;
+    it is unsafe while another file still uses the old name as a word ("Use the test_runner
+    subagent", `Agent(test_runner)`), and the message lists those places.
     """
     if facts.settings["agent-name-matches-file"]:
         checked = _agents(facts)

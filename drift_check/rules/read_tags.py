@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterator
+from typing import NamedTuple
 
 from drift_check.facts import Facts, ReadGate
 from drift_check.fixes.edits import rename_tag
+from drift_check.fixes.model import Applicability, Fix
 from drift_check.rules.base import Hit, rule
 from drift_check.rules.index import index
 
@@ -14,7 +16,7 @@ from drift_check.rules.index import index
 @rule(
     "DC401",
     "legacy-read-tag",
-    fix="safe",
+    fix="sometimes",
     failing="""
         agents/gsd-planner.md:  Read every file in <required_reading> first.
         workflows/plan.md:      Task(subagent_type="gsd-planner", prompt="
@@ -39,7 +41,11 @@ def legacy_read_tag(facts: Facts) -> Iterator[Hit]:
     the agents of the rows whose `Consumed by` cites the file). Rename the tag (pack settings
     `legacy-read-tags` and `read-gate-tag`). The fix is offered only when every tag in the
     file goes to agents that mention the gate tag, so that it never creates DC402; otherwise
-    the message names the agents that need the read-gate clause first.
+    the message names the agents that need the read-gate clause first. The fix also renames
+    the tag in the reference documents those agents include or are told to Read ("Read the
+    reviews file from `<files_to_read>`"); where such a document cannot be renamed with it
+    (another file still sends the old tag to its readers, or a reader never mentions the gate
+    tag), the rename would be half done, and the fix is unsafe.
     """
     gate = facts.settings["read-gate-tag"]
     if not gate or not facts.legacy_reads:
@@ -68,27 +74,101 @@ def legacy_read_tag(facts: Facts) -> Iterator[Hit]:
     def holdout(name: str, tag: str) -> bool:
         return reads_tag(name, tag) and not reads_tag(name, gate)
 
+    plans = []
     for path in sorted(facts.legacy_reads):
         for tag in facts.settings["legacy-read-tags"]:
             reads = [r for r in facts.legacy_reads[path] if r.tag == tag]
             kept = [r for r in reads if not _all(reached(r), lambda a, t=tag: holdout(a, t))]
-            if not kept:
-                continue
-            more = f" ({len(kept) - 1} more in this file)" if len(kept) > 1 else ""
-            ungated = sorted({a for r in kept for a in reached(r) if not reads_tag(a, gate)})
-            advice = ""
-            if ungated:
-                names = ", ".join(f"`{a}`" for a in ungated)
-                verb = "mentions" if len(ungated) == 1 else "mention"
-                advice = f", and add the read-gate clause to {names}, which never {verb} it"
-            elif len(kept) < len(reads):
-                advice = " where it goes to an agent that reads the gate tag"
-            whole_file = not ungated and len(kept) == len(reads)
-            yield Hit(
-                kept[0].position,
-                f"retired read tag `{tag}`{more}; replace it with `{gate}`{advice}",
-                fix=rename_tag(facts, path, tag, gate) if whole_file else None,
-            )
+            if kept:
+                ungated = sorted({a for r in kept for a in reached(r) if not reads_tag(a, gate)})
+                whole_file = not ungated and len(kept) == len(reads)
+                plans.append((path, tag, reads, kept, ungated, whole_file))
+    senders: dict[tuple[str, str], set[str]] = {}  # (agent, tag) -> files sending it the tag
+    for path, tag, reads, *_ in plans:
+        for r in reads:
+            for name in reached(r):
+                senders.setdefault((name, tag), set()).add(path)
+    fixable = {(path, tag) for path, tag, *_, whole_file in plans if whole_file}
+    documents = [
+        d._replace(
+            complete=d.complete
+            and all((p, d.tag) in fixable for a in d.readers for p in senders.get((a, d.tag), ()))
+        )
+        for d in _documents(facts, gate)
+    ]
+    for path, tag, reads, kept, ungated, whole_file in plans:
+        more = f" ({len(kept) - 1} more in this file)" if len(kept) > 1 else ""
+        advice = ""
+        if ungated:
+            names = ", ".join(f"`{a}`" for a in ungated)
+            verb = "mentions" if len(ungated) == 1 else "mention"
+            advice = f", and add the read-gate clause to {names}, which never {verb} it"
+        elif len(kept) < len(reads):
+            advice = " where it goes to an agent that reads the gate tag"
+        fix = None
+        if whole_file:
+            agents = {a for r in kept for a in reached(r)}
+            read = [d for d in documents if d.tag == tag and agents.intersection(d.readers)]
+            fix = _rename(facts, path, tag, gate, read)
+        yield Hit(
+            kept[0].position,
+            f"retired read tag `{tag}`{more}; replace it with `{gate}`{advice}",
+            fix=fix,
+        )
+
+
+class _Document(NamedTuple):
+    """A reference document agents read that names a retired read tag."""
+
+    path: str
+    tag: str
+    readers: tuple[str, ...]  # the agents that include it or are told to Read it
+    # the tag can be renamed in it: every reader mentions the gate tag (and, once the senders
+    # are known, every file sending the tag to its readers is renamed too)
+    complete: bool
+
+
+def _documents(facts: Facts, gate: str) -> list[_Document]:
+    out = []
+    for path in sorted(facts.reference_reads):
+        readers = [a for a in facts.all_agents if any(i.resolved == path for i in a.includes)]
+        names = tuple(sorted({a.name for a in readers}))
+        gated = all(a.mentions(gate) for a in readers)
+        for tag in sorted({r.tag for r in facts.reference_reads[path]}):
+            out.append(_Document(path, tag, names, gated))
+    return out
+
+
+def _rename(facts: Facts, path: str, tag: str, gate: str, read: list[_Document]) -> Fix | None:
+    """The rename in `path`, and in the reference documents `read` by the agents it sends
+    the tag to (`Read the reviews file from <files_to_read>`): renaming the tag only where it
+    is sent would leave those documents telling the agent to read a tag it no longer gets.
+    Where a document cannot be renamed with it (another file still sends the old tag to its
+    readers, or a reader never mentions the gate tag) the rename is half done, and the fix is
+    offered as unsafe, naming the documents it leaves."""
+    own = rename_tag(facts, path, tag, gate)
+    if own is None or not read:
+        return own
+    complete = [d for d in read if d.complete]
+    left = [d for d in read if not d.complete]
+    fixes = [own, *(f for d in complete if (f := rename_tag(facts, d.path, tag, gate)))]
+    description = own.description
+    if complete:
+        description += " here and in " + ", ".join(_read_by(d) for d in complete)
+    edits = lambda: tuple(e for f in fixes for e in f.resolve())  # noqa: E731
+    if not left:
+        return Fix(description, Applicability.SAFE, edits)
+    description += (
+        f" (unsafe: {', '.join(_read_by(d) for d in left)} still names `{tag}` and is left"
+        " as it is, since other files send that tag to its readers or a reader never"
+        " mentions the gate tag)"
+    )
+    return Fix(description, Applicability.UNSAFE, edits)
+
+
+def _read_by(document: _Document) -> str:
+    readers = ", ".join(f"`{a}`" for a in document.readers)
+    return f"{document.path} (read by {readers})"
 
 
 def _all(names: set[str], test: Callable[[str], bool]) -> bool:

@@ -111,7 +111,9 @@ def skill_name_mismatch(facts: Facts) -> Iterator[Hit]:
     """A skill's `name` differs from its directory's name.
 
     Agents list skills by directory (`skills/<name>/`) and loaders by `name`; when they
-    differ one of them points at nothing. Rename one so both agree.
+    differ one of them points at nothing. Rename one so both agree. The fix sets `name` to
+    the directory's name; it is unsafe while another file still uses the old name as a word
+    (an agent's `skills: [old]`, `/plugin:old`), and the message lists those places.
     """
     for skill in _skills(facts):
         name = (skill.frontmatter or {}).get("name")

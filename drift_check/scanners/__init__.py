@@ -166,9 +166,9 @@ def build_facts(config: Config, discovered: Discovered | None = None) -> Facts:
     reference_reads = _reference_reads(
         repo, all_agents, set(consumers), tuple(settings["legacy-read-tags"])
     )
-    mentions = _mentions(repo, {s.name for s in skills.values()}) if skills else {}
-    name_uses = _name_uses(repo, all_agents, skills.values())  # after every read
     problems.extend(repo.problems)
+    mentions = _mentions(repo, {s.name for s in skills.values()}) if skills else {}
+    name_uses = _name_uses(repo, all_agents, skills.values())
     return Facts(
         root=config.root,
         preset=config.preset,
@@ -229,22 +229,25 @@ def _name_uses(
     names = renamable_names(agents, skills)
     if not names:
         return {}
+    for path in repo.glob(["**/*.md"]):  # a README's `/plugin:name` is a use too
+        repo.read(path)
     return name_uses(sorted(repo.sources().values()), names)
 
 
 def _reference_reads(
     repo: Repo, agents: Iterable[Agent], consumers: set[str], tags: tuple[str, ...]
 ) -> dict[str, tuple[ReadGate, ...]]:
-    """Retired read tags in the documents agents include or Read, other than consumers
-    (whose tags are `legacy_reads`)."""
+    """Retired read tags in the documents agents include or Read (those the agent scanner
+    followed and read), other than consumers (whose tags are `legacy_reads`)."""
+    if not tags:
+        return {}
     from drift_check.scanners.consumers import Sections, read_gates
 
     out: dict[str, tuple[ReadGate, ...]] = {}
-    documents = {i.resolved for a in agents for i in a.includes if i.resolved is not None}
+    read = repo.sources()
+    documents = {i.resolved for a in agents for i in a.includes if i.resolved in read}
     for path in sorted(documents - consumers):
-        source = repo.read(path) if tags else None
-        if source is None:
-            continue
+        source = read[path]
         found = [
             g
             for tag in tags
