@@ -31,15 +31,14 @@ def name_uses(sources: Iterable[Source], names: set[str]) -> dict[str, tuple[Pos
     and spacing as written. Sorted by path, line and column."""
     if not names:
         return {}
+    # a name's neighbours: no word character or hyphen on either side
+    patterns = {n: re.compile(r"(?<![\w-])" + re.escape(n) + r"(?![\w-])") for n in sorted(names)}
     found: dict[str, list[Position]] = {}
     for source in sources:
         text = source.text
-        present = [n for n in names if n in text]  # a fast substring test before the regex
-        if not present:
-            continue
-        for name in present:
-            # a name's neighbours: no word character or hyphen on either side
-            pattern = re.compile(r"(?<![\w-])" + re.escape(name) + r"(?![\w-])")
+        for name, pattern in patterns.items():
+            if name not in text:  # a fast substring test before the regex
+                continue
             for m in pattern.finditer(text):
                 found.setdefault(name, []).append(source.position(m.start()))
     return {name: tuple(sorted(positions)) for name, positions in found.items()}
