@@ -276,3 +276,52 @@ def test_a_read_tag_rename_that_would_leave_a_reference_document_behind_is_unsaf
     quick = (root / "gsd-core/workflows/quick.md").read_text()
     assert "fixed 0 findings" in cli(str(root), "--fix", "-q", "--select", "DC401").err
     assert (root / "gsd-core/workflows/quick.md").read_text() == quick
+
+
+def test_a_registry_fix_that_a_checker_would_contest_is_unsafe_and_says_why(
+    tmp_path: Path,
+    cli,  # type: ignore[no-untyped-def]
+) -> None:
+    """DC202 declaring a marker the agent shows only through a `Read` mention (GSD's own
+    checker does not follow those), and DC103 adding a row whose marker nothing consumes
+    (a DC301 until a person acts), are unsafe, and the description says what is left."""
+    files: dict[str, str | None] = {
+        "agents/gsd-planner.md": (
+            "---\nname: gsd-planner\ndescription: Plans a phase.\ntools: Read, Write\n---\n\n"
+            "Read every file in <required_reading> first.\n\n"
+            "```markdown\n## PLANNING COMPLETE\n```\n\n"
+            "Other formats: @~/.claude/gsd-core/references/planner-formats.md\n\n"
+            "When revising, Read `gsd-core/references/planner-revision.md` first.\n"
+        ),
+        "gsd-core/references/planner-revision.md": (
+            "# Revision\n\n```markdown\n## REVISION COMPLETE\n```\n"
+        ),
+        "gsd-core/workflows/plan.md": (
+            '# Plan\n\n<step name="plan">\nTask(subagent_type="gsd-planner", prompt="\n'
+            '<required_reading>\n.planning/ROADMAP.md\n</required_reading>\n")\n\n'
+            "- On `## PLANNING COMPLETE`: execute.\n- On `## PLANNING BLOCKED`: stop.\n"
+            "- On `## REVISION COMPLETE`: check again.\n</step>\n"
+        ),
+        "agents/gsd-auditor.md": (
+            "---\nname: gsd-auditor\ndescription: Audits a phase.\ntools: Read\n---\n\n"
+            "```markdown\n## AUDIT DONE\n```\n"
+        ),
+    }
+    root = _tree(tmp_path, files)
+    findings = cli(str(root), "--format", "json", "-q").json()["findings"]
+    fixes = {f["code"]: f["fix"] for f in findings if f["code"] in ("DC103", "DC202")}
+    assert fixes == {
+        "DC202": {
+            "applicability": "unsafe",
+            "description": "add `## REVISION COMPLETE` to the registry row (unsafe:"
+            " `gsd-planner` shows it only in a document reached through a `Read` mention,"
+            " which checkers that follow only `@` includes (GSD's own) do not follow: they"
+            " would report it declared but never emitted)",
+        },
+        "DC103": {
+            "applicability": "unsafe",
+            "description": "add a registry row for `gsd-auditor` (unsafe: nothing consumes"
+            " `## AUDIT DONE`; add the branch that matches it or annotate it"
+            " `(unconsumed: reason)` in the new row; `Consumed by` is left empty)",
+        },
+    }

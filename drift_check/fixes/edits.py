@@ -2,27 +2,63 @@
 them (atomically, keeping line endings) is `drift_check.fixes`."""
 
 import re
-from collections.abc import Callable
 
-from drift_check.facts import Agent, DeclaredMarker, Facts, MatrixRow, Named, RegistryRow, Source
+from drift_check.facts import (
+    Agent,
+    CitedPath,
+    DeclaredMarker,
+    Facts,
+    MatrixRow,
+    Named,
+    RegistryRow,
+    Source,
+)
 from drift_check.fixes.model import Edit, Fix
 from drift_check.scanners.frontmatter import simple_yaml
-from drift_check.scanners.registry import NO_MARKER
+from drift_check.scanners.registry import NO_MARKER, split_outside
 
 
-def add_to_row(row: RegistryRow, marker: str) -> Fix | None:
-    """Append `## marker` to the row's Completion Markers cell (replacing `No marker`);
-    None for a marker no entry can declare (a backtick, or `No marker` itself)."""
+def add_to_row(
+    row: RegistryRow, marker: str, rows: tuple[RegistryRow, ...] = (), why_unsafe: str = ""
+) -> Fix | None:
+    """Append `## marker` to the row's Completion Markers cell (replacing `No marker`), in
+    the style of the table's entries, before a trailing note such as `(non-standard)`
+    (notes stay last; an `(unconsumed: ...)` note waives one marker, so it stays with it).
+    None for a marker no entry can declare (a backtick, or `No marker` itself). Unsafe, with
+    `why_unsafe` in its description, when that is given."""
     if "`" in marker or marker.strip().lower() == NO_MARKER:
         return None
     start, end = row.markers_cell
     line = row.position.line
-    entry = _marker_entry(marker)
+    entry = _marker_entry(marker, _entry_style(rows))
     if row.markers:
-        edit = Edit(row.position.path, line, end, line, end, f", {entry}")
+        last = row.markers[-1]
+        at = end
+        if last.annotation is not None and not last.unconsumed:
+            note = _note_start(row.line_text[last.position.column - 1 : last.end_column - 1])
+            at = last.position.column + len(
+                row.line_text[last.position.column - 1 : last.position.column - 1 + note].rstrip()
+            )
+        edit = Edit(row.position.path, line, at, line, at, f", {entry}")
     else:
         edit = Edit(row.position.path, line, start, line, end, entry)
-    return Fix(f"add `## {marker}` to the registry row", "safe", (edit,))
+    description = f"add `## {marker}` to the registry row"
+    if why_unsafe:
+        return Fix(f"{description} (unsafe: {why_unsafe})", "unsafe", (edit,))
+    return Fix(description, "safe", (edit,))
+
+
+def _note_start(entry: str) -> int:
+    """Where the trailing `(note)` of a marker entry starts, as the registry parser finds it."""
+    depth = 0
+    for i in range(len(entry) - 1, -1, -1):
+        if entry[i] == ")":
+            depth += 1
+        elif entry[i] == "(":
+            depth -= 1
+            if depth == 0:
+                return i
+    return len(entry)
 
 
 def remove_from_row(row: RegistryRow, marker: DeclaredMarker) -> Fix:
@@ -161,38 +197,52 @@ def _reads_back_plain(value: str) -> bool:
         return False
 
 
-def add_row(facts: Facts, agent: Agent, is_marker: Callable[[str], bool]) -> Fix | None:
-    """A registry row for an agent that has none, after the table's last row: the markers it
-    emits, the files that consume them, and a Kind inferred from both and its tools."""
+def add_row(
+    facts: Facts, agent: Agent, markers: list[str], consumers: dict[str, list[str]]
+) -> Fix | None:
+    """A registry row for an agent that has none, after the table's last row: the `markers`
+    it emits (in the order it shows them), the files that consume them (`consumers`: for
+    each marker, the files that contain it), and a Kind inferred from both and its tools.
+    Unsafe when the row declares a marker nothing consumes (the registry then reports it
+    until a person adds the branch that matches it or annotates it `(unconsumed: reason)`);
+    the description names what the person must fill in."""
     registry = facts.registry
     if registry is None or not registry.rows or not _cell_safe(agent.name):
         return None  # a name that would split or garble the row is for a person to write
+    description = f"add a registry row for `{agent.name}`"
+    unconsumed = [m for m in markers if not consumers.get(m)]
+    if unconsumed:
+        listed = ", ".join(f"`## {m}`" for m in unconsumed)
+        description += (
+            f" (unsafe: nothing consumes {listed}; add the branch that matches it or annotate"
+            " it `(unconsumed: reason)` in the new row"
+            + ("; `Consumed by` is left empty" if registry.has_consumed_by else "")
+            + ")"
+        )
     return Fix(
-        f"add a registry row for `{agent.name}`", "safe", lambda: _new_row(facts, agent, is_marker)
+        description,
+        "unsafe" if unconsumed else "safe",
+        lambda: _new_row(facts, agent, markers, consumers),
     )
 
 
-def _new_row(facts: Facts, agent: Agent, is_marker: Callable[[str], bool]) -> tuple[Edit, ...]:
+def _new_row(
+    facts: Facts, agent: Agent, markers: list[str], consumers: dict[str, list[str]]
+) -> tuple[Edit, ...]:
     registry = facts.registry
     assert registry is not None
     last = registry.rows[-1]
-    markers = sorted({e.text for e in agent.emissions if is_marker(e.text)})
-    consumers = sorted(
-        path
-        for path, consumer in facts.consumers.items()
-        if path != agent.path
-        and _cell_safe(path)
-        and any(consumer.find(m) is not None for m in markers)
-    )
+    cited = sorted({c for m in markers for c in consumers.get(m, ()) if _cell_safe(c)})
     writes = agent.tools is None or bool(
         set(facts.settings["write-tools"]).intersection(agent.tools)
     )
     kind = "sentinel-match" if markers else "artifact+query" if writes else "structured-return"
+    style = _entry_style(registry.rows)
     values = {
         "agent": agent.name,
         "role": _role(str((agent.frontmatter or {}).get("description", ""))),
-        "completion_markers": ", ".join(_marker_entry(m) for m in markers) or "No marker",
-        "consumed_by": ", ".join(f"`{c}`" for c in consumers),
+        "completion_markers": ", ".join(_marker_entry(m, style) for m in markers) or "No marker",
+        "consumed_by": ", ".join(f"`{c}`" for c in cited),
         "kind": kind,
     }
     cells = [values.get(column, "") for column in registry.columns]
@@ -207,18 +257,50 @@ def _cell_safe(text: str) -> bool:
     return not any(ch in "|`()\\" or ord(ch) < 0x20 or ord(ch) == 0x7F for ch in text)
 
 
-def _marker_entry(marker: str) -> str:
-    """`## marker` in backticks, a `|` escaped: drift-check reads `|` in a code span as
-    text, but GitHub splits the table cell on it unless it is written `\\|`."""
-    return "`## " + marker.replace("|", "\\|") + "`"
+def _entry_style(rows: tuple[RegistryRow, ...]) -> tuple[bool, bool]:
+    """How the table writes its markers: in backticks, and with a leading `## `, as most
+    of its entries do (both, in a table with none)."""
+    ticks = hashes = total = 0
+    for row in rows:
+        for m in row.markers:
+            raw = row.line_text[m.position.column - 1 : m.end_column - 1]
+            raw = raw[: _note_start(raw)].strip()
+            total += 1
+            ticks += raw.startswith("`")
+            hashes += raw.lstrip("`").startswith("#")
+    if not total:
+        return True, True
+    return 2 * ticks >= total, 2 * hashes >= total
+
+
+def _marker_entry(marker: str, style: tuple[bool, bool] = (True, True)) -> str:
+    """`## marker` in backticks (or as the table writes its entries), a `|` escaped:
+    drift-check reads `|` in a code span as text, but GitHub splits the table cell on it
+    unless it is written `\\|`."""
+    ticks, hashes = style
+    text = ("## " if hashes else "") + marker.replace("|", "\\|")
+    bare = ticks or any(ch in ",()" for ch in marker)  # those would split a bare entry
+    return f"`{text}`" if bare else text
+
+
+# Where a description's first clause ends, after its second word: punctuation, a dash, or a
+# word that starts what the agent does it for, with or to (`Researches X to produce Y`).
+_CLAUSE_END = re.compile(
+    r",|;|: | [-\u2013\u2014] | \(| (?:to|for|from|in|into|with|and|as|of|by|that|which|"
+    r"when|before|after|using|via) ",
+    re.IGNORECASE,
+)
+_ROLE_LIMIT = 60
+_DANGLING = {"a", "an", "the", "and", "or", "of", "to", "for", "in", "with", "by", "as"}
 
 
 def _role(description: str) -> str:
-    """The Role cell for a new row: the description's first sentence, at most about 80
-    characters, on one line, read back as one cell holding that text. A `. ` inside
-    parentheses or a code span (`(e.g. plans)`) does not end the sentence; a parenthesis
-    or code span left open (by the description, or by shortening) is closed, and `|` is
-    escaped, since either would split the row in other places."""
+    """The Role cell for a new row, a short clause like its neighbours' (`Plan creation`):
+    the description's first sentence up to where its first clause ends (`Reviews source
+    files` of `Reviews source files for bugs, ...`), on one line, never cut with an
+    ellipsis. A `. ` or a clause end inside parentheses or a code span (`(e.g. plans)`)
+    does not count; a parenthesis or code span left open is closed, and `|` is escaped,
+    since either would split the row in other places."""
     text = " ".join(description.split())  # one line: a line break would end the row
     inside = _grouped(text)
     end = next(
@@ -226,12 +308,21 @@ def _role(description: str) -> str:
         len(text),
     )
     role = text[:end].rstrip(". ")
-    more = ""
-    if len(role) > 80:
-        role, more = role[:80].rsplit(" ", 1)[0], " ..."
+    second_word = role.find(" ", role.find(" ") + 1)
+    if second_word > 0:
+        cut = next(
+            (m.start() for m in _CLAUSE_END.finditer(role, second_word) if not inside[m.start()]),
+            len(role),
+        )
+        role = role[:cut].rstrip(" .")
+    if len(role) > _ROLE_LIMIT:  # no clause end early enough: whole words, none dangling
+        words = role[: _ROLE_LIMIT + 1].split(" ")[:-1]
+        while len(words) > 2 and words[-1].lower() in _DANGLING:
+            words.pop()
+        role = " ".join(words).rstrip(",;:")
     in_code, depth = _open_groups(role)
     close = ("`" if in_code else "") + ")" * depth
-    return (role + more + close).replace("|", "\\|")
+    return (role + close).replace("|", "\\|")
 
 
 def _open_groups(text: str) -> tuple[bool, int]:
@@ -325,6 +416,34 @@ def rewrite_consumed_by(row: RegistryRow, consumers: list[str]) -> Fix | None:
     line = row.position.line
     edit = Edit(row.position.path, line, start, line, end, new)
     return Fix("cite the files that consume the markers", "unsafe" if prose else "safe", (edit,))
+
+
+def drop_cited(row: RegistryRow, cited: CitedPath) -> Fix | None:
+    """The one `Consumed by` entry `cited` removed with its comma, every other byte of the
+    cell kept. None unless the entry is a comma item of its own holding only that code span
+    (a path inside a note, `(also spawned by `x.md`)`, or with words around it, is prose a
+    person wrote), or when it is the only one (the cell would be left empty)."""
+    start, end = row.consumed_by_cell
+    if not start:
+        return None
+    items = split_outside(row.line_text[start - 1 : end - 1], ",", start)
+    i = next((n for n, c in enumerate(items) if c.column == cited.position.column), -1)
+    if i < 0 or len(items) < 2 or not re.fullmatch(r"`[^`]*`", items[i].text):
+        return None
+    path, line = row.position.path, row.position.line
+    if i > 0:
+        before = items[i - 1]
+        edit = Edit(
+            path,
+            line,
+            before.column + len(before.text),
+            line,
+            cited.position.column + len(items[i].text),
+            "",
+        )
+    else:
+        edit = Edit(path, line, cited.position.column, line, items[1].column, "")
+    return Fix(f"drop `{cited.path}` from `Consumed by`", "safe", (edit,))
 
 
 def rewrite_matrix_row(facts: Facts, row: MatrixRow, skills: list[str]) -> Fix | None:

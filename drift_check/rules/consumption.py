@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from drift_check.facts import Agent, Facts, Position, RegistryRow
-from drift_check.fixes.edits import replace_text, rewrite_consumed_by
+from drift_check.fixes.edits import drop_cited, replace_text, rewrite_consumed_by
 from drift_check.rules.base import Fix, Hit, rule
 from drift_check.rules.index import index, is_sentinel
 
@@ -127,7 +127,7 @@ def consumed_by_cites_no_consumer(facts: Facts) -> Iterator[Hit]:
 @rule(
     "DC304",
     "consumed-by-entry-unused",
-    fix="sometimes",
+    fix="safe",
     blind_spot=True,
     failing="""
         | gsd-planner | ... | `## PLANNING COMPLETE` | `workflows/plan.md`, `workflows/ship.md` |
@@ -155,13 +155,16 @@ def consumed_by_entry_unused(facts: Facts) -> Iterator[Hit]:
             if consumer is None or cited.path == agent.path:
                 continue
             if not any(consumer.find(m) is not None for m in markers):
+                # a file that still matches a marker of the row (one the agent does not
+                # show: DC201 reports that) is cited for a reason: it stays
+                keeps = any(consumer.find(m.text) is not None for m in row.markers)
                 yield Hit(
                     cited.position,
                     f"`{cited.path}` is cited as a consumer of `{row.agent}` but contains none"
                     f" of its markers ({', '.join(f'`{m}`' for m in markers)}); drop the entry"
                     " or add the match",
                     agent=row.agent,
-                    fix=rewrite_consumed_by(row, _row_consumers(facts, row, agent)),
+                    fix=None if keeps else drop_cited(row, cited),
                 )
 
 
@@ -304,8 +307,11 @@ RULES = (
 def _respell(facts: Facts, where: Position, marker: str) -> Fix | None:
     """The consumer's spelling replaced with the registry's, where it is plain text."""
     source = facts.sources.get(where.path)
-    if source is None or where.path.endswith(".py"):
+    consumer = facts.consumers.get(where.path)
+    if source is None or consumer is None or where.path.endswith(".py"):
         return None  # a Python match is reported at its literal, not at the text itself
+    if not consumer.dispatch_surface:
+        return None  # an agent's text (its own return template): not a place that matches
     line = source.text.split("\n")[where.line - 1]
     found = line[where.column - 1 : where.column - 1 + len(marker)]
     if found.lower() != marker.lower():
@@ -316,7 +322,8 @@ def _respell(facts: Facts, where: Position, marker: str) -> Fix | None:
 
 
 def _row_consumers(facts: Facts, row: RegistryRow, agent: Agent) -> list[str]:
-    """Every file that consumes one of the row's emitted, consumed markers, sorted."""
+    """Every file that consumes one of the row's emitted, consumed markers, and every cited
+    file that still contains one of its markers (a hook matching an unconsumed one), sorted."""
     ix = index(facts)
     paths = {
         c.path
@@ -324,4 +331,8 @@ def _row_consumers(facts: Facts, row: RegistryRow, agent: Agent) -> list[str]:
         if not m.unconsumed and ix.emits(agent, m.text)
         for c, _ in ix.consumers_of(facts, m.text, agent.name)
     }
+    for cited in row.consumed_by:
+        consumer = facts.consumers.get(cited.path)
+        if consumer is not None and any(consumer.find(m.text) is not None for m in row.markers):
+            paths.add(cited.path)
     return sorted(paths)

@@ -76,14 +76,16 @@ def declared_marker_not_emitted(facts: Facts) -> Iterator[Hit]:
                     " from the row",
                     agent=row.agent,
                     marker=m.text,
-                    fix=remove_from_row(row, m),
+                    # an agent that names the marker outside a fence may be meant to return
+                    # it: whether to fence it there or drop it from the row is a person's call
+                    fix=None if any(m.text in t for t in agent.texts) else remove_from_row(row, m),
                 )
 
 
 @rule(
     "DC202",
     "emitted-marker-not-declared",
-    fix="safe",
+    fix="sometimes",
     failing="""
         agents/gsd-planner.md:
             ```markdown
@@ -109,7 +111,10 @@ def emitted_marker_not_declared(facts: Facts) -> Iterator[Hit]:
     `## ⚠ Source Audit`; `## PLAN` covers neither `## PLANNING COMPLETE` nor
     `## PLAN COMPLETE`). Undeclared markers are invisible to the consumer checks, so nothing
     notices when a caller stops matching them. Add it to the row (where callers match only
-    its beginning, add that beginning: it covers every heading that starts with it).
+    its beginning, add that beginning: it covers every heading that starts with it). When no
+    file matches it yet, declaring it alone would leave it unconsumed (DC301, so `--fix`
+    withholds that fix): add the branch that handles it first, or declare it
+    `(unconsumed: reason)`.
     """
     ix = index(facts)
     ignored = set(facts.settings["non-agent-tokens"])
@@ -117,6 +122,7 @@ def emitted_marker_not_declared(facts: Facts) -> Iterator[Hit]:
         if row.kind in NON_SENTINEL:
             continue
         matched = ix.matched_on(facts, agent.name, set(row.all_marker_texts))
+        found: list[tuple[str, Emission, str]] = []
         for text, e in _first_emissions(agent).items():
             if text in ignored or ix.declared_covering(text):
                 continue  # declared (itself or a marker it carries), here or on another row
@@ -125,16 +131,47 @@ def emitted_marker_not_declared(facts: Facts) -> Iterator[Hit]:
             callers = sorted((q for q in matched if covers(q, text)), key=len)
             if not (callers or ix.marker_shaped(text)):
                 continue
-            declare = callers[0] if callers else text  # the beginning every caller matches
+            found.append((text, e, callers[0] if callers else text))  # what every caller matches
+        if not found:
+            continue
+        consumers, case_only = ix.would_consume(facts, [d for _, _, d in found], agent.name)
+        declares = {d for _, _, d in found}
+        offered: set[str] = set()
+        for text, e, declare in found:
             what = "it" if declare == text else f"`## {declare}`, the part callers match,"
+            todo, fix = f"; add {what} to the row", None
+            if not consumers[declare]:  # declared, it would have no consumer (DC301, DC302)
+                case = " (only in another case)" if declare in case_only else ""
+                todo = (
+                    f"; no file matches it yet{case}: add the branch that handles it, then add"
+                    f" {what} to the row, or add it annotated `(unconsumed: reason)`"
+                )
+            if declare in offered or any(d != declare and covers(d, declare) for d in declares):
+                pass  # one fix declares the beginning these headings share
+            else:
+                offered.add(declare)
+                fix = add_to_row(row, declare, ix.rows, _read_only_reason(agent, declare))
             yield Hit(
                 e.position,
                 f"`{agent.name}` emits `## {text}`{_where(e)} but its registry row"
-                f" (line {row.position.line}) does not declare it; add {what} to the row",
+                f" (line {row.position.line}) does not declare it{todo}",
                 agent=agent.name,
                 marker=text,
-                fix=add_to_row(row, declare),
+                fix=fix,
             )
+
+
+def _read_only_reason(agent: Agent, marker: str) -> str:
+    """Why declaring `marker` is unsafe when the agent shows it only in documents it is
+    told to Read (checkers that follow only `@` includes, GSD's own, do not see it)."""
+    vias = [e.via for e in agent.emissions if covers(marker, e.text)]
+    if vias and all(v is not None and v.startswith("Read ") for v in vias):
+        return (
+            f"`{agent.name}` shows it only in a document reached through a `Read` mention,"
+            " which checkers that follow only `@` includes (GSD's own) do not follow: they"
+            " would report it declared but never emitted"
+        )
+    return ""
 
 
 @rule(
@@ -210,8 +247,11 @@ def emitted_marker_case_mismatch(facts: Facts) -> Iterator[Hit]:
             if variant is None:
                 continue
             part, declared_markers = variant
+            row = ix.row_of.get(agent.name)
+            own = set(row.all_marker_texts) if row is not None else set()
             for declared in declared_markers:
-                column = _heading_text_column(facts, e)
+                # respelled towards another agent's marker, it would emit that agent's marker
+                column = _heading_text_column(facts, e) if declared in own else 0
                 yield Hit(
                     e.position,
                     f"`{agent.name}` emits `## {text}`{_where(e)}, which differs only by case"

@@ -142,6 +142,26 @@ class Index:
         excluded = self._excluded(facts, marker, producer)
         return next((pos for c, pos in folded.get(marker, []) if c.path not in excluded), None)
 
+    def would_consume(
+        self, facts: Facts, texts: list[str], producer: str
+    ) -> tuple[dict[str, list[str]], set[str]]:
+        """For markers not (yet) declared: the files that would consume each, as
+        `consumers_of` finds them once it is declared, and those matched only ignoring case
+        (declaring them would make a consumer check report them). One search for all."""
+        wanted = sorted(set(texts))
+        key = ("would-consume", tuple(wanted))
+        if key not in self._cache:
+            self._cache[key] = occurrences(facts, wanted)
+        exact, folded = self._cache[key]
+        paths: dict[str, list[str]] = {}
+        case_only: set[str] = set()
+        for text in wanted:
+            excluded = self._excluded(facts, text, producer)
+            paths[text] = [c.path for c, _ in exact.get(text, []) if c.path not in excluded]
+            if not paths[text] and any(c.path not in excluded for c, _ in folded.get(text, [])):
+                case_only.add(text)
+        return paths, case_only
+
     def _occurrences(self, facts: Facts) -> tuple[Occurrences, Occurrences]:
         if "occurrences" not in self._cache:
             self._cache["occurrences"] = occurrences(facts, sorted(self.declared))

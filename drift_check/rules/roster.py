@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from drift_check.facts import Facts, Position
+from drift_check.facts import Agent, Facts, Position
 from drift_check.fixes.edits import add_row
+from drift_check.fixes.model import Fix
 from drift_check.rules.base import Hit, rule
-from drift_check.rules.index import KINDS, index
+from drift_check.rules.index import KINDS, covers, index
 
 
 @rule(
@@ -70,7 +71,7 @@ def row_without_agent_file(facts: Facts) -> Iterator[Hit]:
 @rule(
     "DC103",
     "agent-without-row",
-    fix="safe",
+    fix="sometimes",
     failing="""
         agents/gsd-archivist.md exists; the registry has no `gsd-archivist` row
     """,
@@ -96,7 +97,7 @@ def agent_without_row(facts: Facts) -> Iterator[Hit]:
                 f"agent `{name}` has no row in {facts.registry.path}; add one that lists its"
                 " completion markers (or `No marker`)",
                 agent=name,
-                fix=add_row(facts, agent, ix.marker_shaped),
+                fix=_new_row_fix(facts, agent),
             )
 
 
@@ -227,3 +228,16 @@ RULES = (
     declared_marker_case_collision,
     unconsumed_without_reason,
 )
+
+
+def _new_row_fix(facts: Facts, agent: Agent) -> Fix | None:
+    """DC103's fix: the agent's markers in the order it shows them, without a heading that
+    another of them covers (`## BLOCKED: {why}` under `## BLOCKED`), and their consumers."""
+    ix = index(facts)
+    shown: list[str] = []
+    for e in agent.emissions:
+        if ix.marker_shaped(e.text) and e.text not in shown:
+            shown.append(e.text)
+    markers = [m for m in shown if not any(o != m and covers(o, m) for o in shown)]
+    consumers, _ = ix.would_consume(facts, markers, agent.name) if markers else ({}, set())
+    return add_row(facts, agent, markers, consumers)
