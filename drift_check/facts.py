@@ -174,6 +174,8 @@ class Source(NamedTuple):
 
     path: str
     text: str
+    newline: str = "\n"  # how the file on disk ends its lines ("\r\n" when all do so)
+    bom: bool = False  # the file on disk starts with a UTF-8 byte-order mark
 
     def position(self, offset: int) -> Position:
         text = self.text

@@ -263,3 +263,28 @@ def test_every_fix_matches_its_rules_metadata(code: str, case: dict, tmp_path: P
         for e in f.fix.resolve():
             assert e.path in report.facts.sources
             assert (e.line, e.column) <= (e.end_line, e.end_column)
+
+
+SKILL = (
+    "---\nname: deploy-prod\ndescription: Use when deploying.\n---\n\n"
+    "Use when\u2028 deploying.\x85x\x0cy\n"
+)
+
+
+@needs_git
+@pytest.mark.parametrize(
+    "data",
+    [
+        SKILL.encode(),
+        SKILL.rstrip("\n").encode(),  # no newline at the end
+        SKILL.replace("\n", "\r\n").encode(),
+        b"\xef\xbb\xbf" + SKILL.encode(),
+    ],
+    ids=["lf", "no-final-newline", "crlf", "bom"],
+)
+def test_diff_is_in_the_files_own_bytes(data: bytes, tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    """Line endings, a byte-order mark, a last line without a newline, and characters that
+    Python (not git) takes for line breaks: `git apply` of the diff still gives what --fix
+    writes."""
+    files = {"skills/deploy/SKILL.md": data}
+    _diff_equals_fix(tmp_path, lambda root: _fresh(root, files), cli, ())

@@ -17,6 +17,8 @@ class FileChange(NamedTuple):
     path: str
     old: str
     new: str
+    newline: str = "\n"  # the file's own line ending and byte-order mark, which a write
+    bom: bool = False  # keeps and a diff shows
 
 
 class Planned(NamedTuple):
@@ -97,15 +99,35 @@ def plan(findings: list[Finding], facts: Facts, unsafe: bool) -> list[FileChange
     """One round, unchecked: the new text of every file the applicable fixes touch."""
     planned = select(findings, facts, unsafe)
     texts = {path: s.text for path, s in facts.sources.items()}
-    return [FileChange(path, texts[path], new) for path, new in apply(planned, texts).items()]
+    return [
+        FileChange(path, texts[path], new, facts.sources[path].newline, facts.sources[path].bom)
+        for path, new in apply(planned, texts).items()
+    ]
 
 
 def unified_diff(change: FileChange) -> str:
-    return "".join(
-        difflib.unified_diff(
-            change.old.splitlines(keepends=True),
-            change.new.splitlines(keepends=True),
-            fromfile=f"a/{change.path}",
-            tofile=f"b/{change.path}",
-        )
-    )
+    """The change as `git apply` reads it, in the file's bytes: its line endings and
+    byte-order mark, and a last line without a newline marked so."""
+    old, new = change.old, change.new
+    if change.bom:
+        old, new = "\ufeff" + old, "\ufeff" + new
+    out = []
+    for line in difflib.unified_diff(
+        _lines(old),
+        _lines(new),
+        fromfile=f"a/{change.path}",
+        tofile=f"b/{change.path}",
+    ):
+        if line.startswith(("---", "+++", "@@")):
+            out.append(line)
+        elif line.endswith("\n"):
+            out.append(line[:-1] + change.newline)
+        else:
+            out.append(line + "\n\\ No newline at end of file\n")
+    return "".join(out)
+
+
+def _lines(text: str) -> list[str]:
+    """The lines as git splits them: at `\n` only (not at U+2028 or a form feed)."""
+    parts = text.split("\n")
+    return [p + "\n" for p in parts[:-1]] + ([parts[-1]] if parts[-1] else [])

@@ -109,8 +109,9 @@ def run_rounds(report: Report, rerun: Rerun, unsafe: bool, targets: Targets) -> 
         texts.update(edited)
         assert after is not None
         current = after
+    sources = report.facts.sources
     changes = [
-        FileChange(path, original[path], texts[path])
+        FileChange(path, original[path], texts[path], sources[path].newline, sources[path].bom)
         for path in sorted(texts)
         if texts[path] != original[path]
     ]

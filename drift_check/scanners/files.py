@@ -295,7 +295,8 @@ class Repo:
                 path, f"file is larger than {self.max_bytes} bytes (max-file-bytes); skipped"
             )
             return None
-        if data.startswith(b"\xef\xbb\xbf"):
+        bom = data.startswith(b"\xef\xbb\xbf")
+        if bom:
             data = data[3:]
         elif data.startswith((b"\xff\xfe", b"\xfe\xff")):
             self._problem(path, "file is UTF-16; drift-check reads UTF-8 only; skipped")
@@ -317,7 +318,10 @@ class Repo:
                 )
             )
             return None
+        newline = "\n"
         if "\r" in text:
+            if text.count("\r\n") == text.count("\n"):
+                newline = "\r\n"  # as the writer keeps it: CRLF only when every line has it
             text = text.replace("\r\n", "\n").replace("\r", "\n")
         longest = self.limits.max_line_length
         if len(text) > longest:
@@ -334,7 +338,7 @@ class Repo:
                     )
                     return None
                 start = end + 1
-        return Source(path, text)
+        return Source(path, text, newline, bom)
 
     def _problem(self, path: str, message: str) -> None:
         self.problems.append(InputProblem(Position(path, 1, 1), "unreadable", message))
