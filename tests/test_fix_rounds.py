@@ -288,3 +288,24 @@ def test_diff_is_in_the_files_own_bytes(data: bytes, tmp_path: Path, cli) -> Non
     writes."""
     files = {"skills/deploy/SKILL.md": data}
     _diff_equals_fix(tmp_path, lambda root: _fresh(root, files), cli, ())
+
+
+def test_a_fix_that_leaves_its_finding_is_applied_once(tmp_path: Path) -> None:
+    """A fix whose finding is still there after it was applied is not applied again in the
+    next round (it would append the same text ten times)."""
+    root = write_tree(tmp_path, tree_files("gsd", None))
+    path = "agents/gsd-planner.md"
+
+    def stubborn(report: Report) -> Report:
+        end = len(report.facts.sources[path].text.split("\n"))
+        fix = Fix("append", Applicability.SAFE, (Edit(path, end, 1, end, 1, "x\n"),))
+        finding = Finding(path, 1, 1, "DC999", "still here", "stubborn", "error", fix=fix)
+        return report._replace(findings=(finding,))
+
+    start = stubborn(_report(root))
+    outcome = run_rounds(
+        start, lambda texts: stubborn(_report(root, texts)), False, lambda r: list(r.findings)
+    )
+    (change,) = outcome.changes
+    assert change.new == change.old + "x\n"
+    assert outcome.withheld == []

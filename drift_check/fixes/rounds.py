@@ -84,14 +84,22 @@ def new_findings(
 def run_rounds(report: Report, rerun: Rerun, unsafe: bool, targets: Targets) -> Outcome:
     """Every round `--fix` runs, in memory: the final texts, the report on them, and the
     fixes withheld because they would create a finding."""
-    texts = {path: source.text for path, source in report.facts.sources.items()}
-    original = dict(texts)
+    texts: dict[str, str] = {}
+    sources = dict(report.facts.sources)  # each file as first read: its text, bytes' style
     withheld: list[Withheld] = []
     refused: set[tuple[str, str, str]] = set()  # (code, path, key) of withheld findings' fixes
+    applied: set[tuple[str, str, str | None, str | None, str]] = set()
     current = report
     for _ in range(ROUNDS):
+        for path, source in current.facts.sources.items():
+            sources.setdefault(path, source)  # a file first read in a later round
+            texts.setdefault(path, source.text)
         wanted = [
-            f for f in targets(current) if f.fix is not None and identity(f, current) not in refused
+            f
+            for f in targets(current)
+            if f.fix is not None
+            and identity(f, current) not in refused
+            and _subject(f) not in applied  # a fix applied once that left its finding
         ]
         planned = select(wanted, current.facts, unsafe)
         if not planned:
@@ -106,16 +114,20 @@ def run_rounds(report: Report, rerun: Rerun, unsafe: bool, targets: Targets) -> 
         edited = apply(good, texts)
         if not edited:
             break  # fixes that change nothing: the tree is as fixed as it gets
+        applied.update(_subject(p.finding) for p in good)
         texts.update(edited)
         assert after is not None
         current = after
-    sources = report.facts.sources
     changes = [
-        FileChange(path, original[path], texts[path], sources[path].newline, sources[path].bom)
-        for path in sorted(texts)
-        if texts[path] != original[path]
+        FileChange(path, s.text, texts[path], s.newline, s.bom)
+        for path, s in sorted(sources.items())
+        if texts.get(path, s.text) != s.text
     ]
     return Outcome(changes, current, withheld, frozenset(refused))
+
+
+def _subject(f: Finding) -> tuple[str, str, str | None, str | None, str]:
+    return (f.code, f.path, f.agent, f.marker, f.message)
 
 
 def identity(f: Finding, report: Report) -> tuple[str, str, str]:
