@@ -14,7 +14,7 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from drift_check.cli import main
@@ -105,6 +105,17 @@ def _run(*argv: str) -> tuple[int, str, str]:
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(trees())
+@example(  # a marker declared twice: removing both takes two rounds
+    {
+        REGISTRY: "# Contracts\n\n## Agent Registry\n\n"
+        "| Agent | Role | Completion Markers | Consumed by | Kind |\n|---|---|---|---|---|\n"
+        "| gsd-planner | Role | `## PLANNING COMPLETE`, `## PLANNING COMPLETE` |  |"
+        " sentinel-match |\n",
+        "agents/gsd-planner.md": "",
+        "gsd-core/workflows/plan.md": '# Plan\n\nTask(subagent_type="gsd-planner")\n\n',
+        "hooks/route.py": "NEXT = {}\n",
+    }
+)
 def test_random_trees_check_and_fix_cleanly(files: dict[str, str]) -> None:
     root = Path(tempfile.mkdtemp(prefix="drift-fuzz-"))
     try:

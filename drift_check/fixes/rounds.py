@@ -88,23 +88,27 @@ def run_rounds(report: Report, rerun: Rerun, unsafe: bool, targets: Targets) -> 
     sources = dict(report.facts.sources)  # each file as first read: its text, bytes' style
     withheld: list[Withheld] = []
     refused: set[tuple[str, str, str]] = set()  # (code, path, key) of withheld findings' fixes
-    applied: set[tuple[str, str, str | None, str | None, str]] = set()
+    # how many findings of a subject there were when a fix of it was applied: while there
+    # are as many, its fix left its finding, and is not applied again
+    applied: dict[tuple[str, str, str | None, str | None, str], int] = {}
     current = report
     for _ in range(ROUNDS):
         for path, source in current.facts.sources.items():
             sources.setdefault(path, source)  # a file first read in a later round
             texts.setdefault(path, source.text)
+        found = targets(current)
+        count = Counter(_subject(f) for f in found)
         wanted = [
             f
-            for f in targets(current)
+            for f in found
             if f.fix is not None
             and identity(f, current) not in refused
-            and _subject(f) not in applied  # a fix applied once that left its finding
+            and count[_subject(f)] < applied.get(_subject(f), len(found) + 1)
         ]
         planned = select(wanted, current.facts, unsafe)
         if not planned:
             break
-        kept = frozenset(targets(current))
+        kept = frozenset(found)
         good, after, bad = _sort_out(planned, current, texts, rerun, kept)
         for p, created in bad:
             refused.add(identity(p.finding, current))
@@ -114,7 +118,7 @@ def run_rounds(report: Report, rerun: Rerun, unsafe: bool, targets: Targets) -> 
         edited = apply(good, texts)
         if not edited:
             break  # fixes that change nothing: the tree is as fixed as it gets
-        applied.update(_subject(p.finding) for p in good)
+        applied.update((_subject(p.finding), count[_subject(p.finding)]) for p in good)
         texts.update(edited)
         assert after is not None
         current = after
