@@ -121,12 +121,13 @@ def check(
     if diff or fix:
         from drift_check.fixes.rounds import run_rounds
 
-        targets = _targets(baseline_file)
+        # the check runs every rule the config selects, so that a fix of the rules chosen
+        # on the command line cannot create a finding of another
+        narrowed = bool(select or ignore)
+        full = run(config) if narrowed else report
+        targets, frozen = _targets(baseline_file, {r.code for r in report.rules})
         outcome = run_rounds(
-            report,
-            lambda texts: run(config, _codes(select), _codes(ignore), overlay=texts),
-            unsafe_fixes,
-            targets,
+            full, lambda texts: run(config, overlay=texts), unsafe_fixes, targets, frozen
         )
         for w in outcome.withheld:
             f, c = w.finding, w.created
@@ -141,9 +142,11 @@ def check(
 
             click.echo("".join(unified_diff(c) for c in outcome.changes), nl=False)
             return EXIT_FINDINGS if outcome.changes else EXIT_CLEAN
-        report, write_failed = _write(
-            report, outcome, targets, lambda: run(config, _codes(select), _codes(ignore))
-        )
+        report, write_failed = _write(full, outcome, targets, frozen, lambda: run(config))
+        if narrowed:
+            texts = {} if write_failed else {c.path: c.new for c in outcome.changes}
+            report = run(config, _codes(select), _codes(ignore), overlay=texts)
+        report = outcome.without_withheld(report)
     if baseline_file is not None:
         report = _against_baseline(report, baseline_file)
     color = (
@@ -187,26 +190,37 @@ def _lock_tree(path: str) -> None:
     click.get_current_context().call_on_close(lambda: os.close(fd))
 
 
-def _targets(baseline_file: str | None) -> Callable[[Report], list[Finding]]:
-    """The findings `--fix` may touch: with a baseline, only those it does not hold."""
+def _targets(
+    baseline_file: str | None, codes: set[str]
+) -> tuple[Callable[[Report], list[Finding]], Callable[[Report], list[Finding]]]:
+    """The findings `--fix` may touch (those of the rules that ran, `codes`, that the
+    baseline does not hold), and the findings the baseline holds, whose keys a fix must not
+    change."""
     if baseline_file is None:
-        return lambda report: list(report.findings)
+        return (lambda report: [f for f in report.findings if f.code in codes]), (lambda r: [])
     from drift_check.filters import apply_baseline
 
     baseline = _read_baseline(baseline_file)
-    return lambda report: apply_baseline(list(report.findings), report.facts, baseline)[0]
+
+    def split(report: Report) -> tuple[list[Finding], list[Finding]]:
+        new = apply_baseline(list(report.findings), report.facts, baseline)[0]
+        recorded = set(report.findings) - set(new)
+        return [f for f in new if f.code in codes], [f for f in report.findings if f in recorded]
+
+    return (lambda report: split(report)[0]), (lambda report: split(report)[1])
 
 
 def _write(
     before: Report,
     outcome: Outcome,
     targets: Callable[[Report], list[Finding]],
+    frozen: Callable[[Report], list[Finding]],
     rerun: Callable[[], Report],
 ) -> tuple[Report, bool]:
     """Write the final texts of the rounds and say what happened: findings fixed, findings
     left for a person, fixes withheld, and new findings (0, since every fix was checked).
     A file that cannot be written is reported and left alone; the others are written, and
-    the counts are then taken from the tree as it is on disk."""
+    the counts are then taken from the tree as it is on disk. Returns the report after."""
     from drift_check import fixes
     from drift_check.fixes.rounds import new_findings
 
@@ -221,7 +235,7 @@ def _write(
     changed = {c.path for c in outcome.changes}
     wanted = targets(before)
     gone = new_findings(after, before._replace(findings=tuple(wanted)), changed)
-    created = new_findings(before, after, changed, frozenset(wanted))
+    created = new_findings(before, after, changed, frozenset(frozen(before)))
     fixed, left = len(gone), len(targets(after))
     click.echo(
         f"drift-check: fixed {fixed} finding{'s' if fixed != 1 else ''}, {left} left for a"
@@ -229,7 +243,7 @@ def _write(
         f" withheld, {len(created)} new",
         err=True,
     )
-    return outcome.without_withheld(after), failed
+    return after, failed
 
 
 def _read_baseline(baseline_file: str) -> dict[BaselineEntry, int]:

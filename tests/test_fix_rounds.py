@@ -309,3 +309,39 @@ def test_a_fix_that_leaves_its_finding_is_applied_once(tmp_path: Path) -> None:
     (change,) = outcome.changes
     assert change.new == change.old + "x\n"
     assert outcome.withheld == []
+
+
+def test_with_a_baseline_a_fix_that_would_change_a_baselined_key_is_withheld(
+    tmp_path: Path,
+    cli,  # type: ignore[no-untyped-def]
+) -> None:
+    """A baselined DC301 on the planner's row: declaring a new marker on that row changes
+    the row's text, so the baselined finding would come back as new; the fix is withheld
+    with --baseline, and applied without one."""
+    base = tree_files("gsd", None)
+    row = "`## PLANNING COMPLETE`, `## PLANNING BLOCKED`"
+    planner = str(base["agents/gsd-planner.md"])
+    files = {
+        REGISTRY: str(base[REGISTRY]).replace(row, row + ", `## PLANNING PAUSED`"),
+        "agents/gsd-planner.md": planner + "\n```markdown\n## PLANNING PAUSED\n```\n",
+    }
+    stalled = {
+        "agents/gsd-planner.md": files["agents/gsd-planner.md"]
+        + "\n```markdown\n## PLANNING STALLED\n```\n",
+        "gsd-core/workflows/plan.md": str(base["gsd-core/workflows/plan.md"])
+        + "\nOn `## PLANNING STALLED` stop.\n",
+    }
+    baseline = tmp_path / "baseline.json"
+    for name, args in (("with", ("--baseline", str(baseline))), ("without", ())):
+        root = write_tree(tmp_path / name, tree_files("gsd", files))
+        assert cli(str(root), "--baseline-write", str(baseline), "-q").code == 0
+        write_tree(root, stalled)
+        result = cli(str(root), "--fix", "-q", *args)
+        declared = "`## PLANNING STALLED`" in (root / REGISTRY).read_text()
+        if args:
+            assert not declared
+            assert "withheld the DC202 fix" in result.err
+            assert "it would create DC301" in result.err
+        else:
+            assert declared, result.err
+            assert result.err.endswith("0 fixes withheld, 0 new\n"), result.err

@@ -21,6 +21,7 @@ ROUNDS = 10
 
 Rerun = Callable[[dict[str, str]], Report]  # the rules run again, on these texts in memory
 Targets = Callable[[Report], list[Finding]]  # the findings to fix (not the baselined ones)
+Frozen = Callable[[Report], list[Finding]]  # the findings whose key must not change
 
 
 class Withheld(NamedTuple):
@@ -48,15 +49,15 @@ class Outcome(NamedTuple):
 
 
 def new_findings(
-    before: Report, after: Report, changed: set[str], kept: frozenset[Finding] | None = None
+    before: Report, after: Report, changed: set[str], frozen: frozenset[Finding] = frozenset()
 ) -> list[Finding]:
     """The findings of `after` that `before` does not have. They are matched as the baseline
-    matches them (code, path and the text of their line); one whose line a fix edited is
-    still the same finding when a finding of its code, path, agent and marker is left over
-    in the same file, unless that one is in `kept` (a baselined finding must keep its key,
-    or it would come back as new)."""
+    matches them (code, path and the text of their line, agent and marker). A fix edits
+    lines, and may rename the agent a finding is about: in a file a fix changed, a finding
+    left unmatched is still the same one as a finding of its code left unmatched before,
+    unless that one is `frozen` (a baselined finding must keep its key, or it would come
+    back as new)."""
     left = Counter(baseline_key(f, before.facts) for f in before.findings)
-    loose: Counter[tuple[str, str, str | None, str | None]] = Counter()
     unmatched = []
     for f in after.findings:
         key = baseline_key(f, after.facts)
@@ -66,22 +67,24 @@ def new_findings(
             unmatched.append(f)
     if not unmatched:
         return []
+    loose: Counter[tuple[str, str]] = Counter()
     for f in before.findings:
         key = baseline_key(f, before.facts)
-        if left[key] > 0 and f.path in changed and (kept is None or f in kept):
+        if left[key] > 0 and f.path in changed and f not in frozen:
             left[key] -= 1
-            loose[(f.code, f.path, f.agent, f.marker)] += 1
+            loose[(f.code, f.path)] += 1
     out = []
     for f in unmatched:
-        subject = (f.code, f.path, f.agent, f.marker)
-        if f.path in changed and loose[subject] > 0:
-            loose[subject] -= 1
+        if f.path in changed and loose[(f.code, f.path)] > 0:
+            loose[(f.code, f.path)] -= 1
         else:
             out.append(f)
     return out
 
 
-def run_rounds(report: Report, rerun: Rerun, unsafe: bool, targets: Targets) -> Outcome:
+def run_rounds(
+    report: Report, rerun: Rerun, unsafe: bool, targets: Targets, frozen: Frozen = lambda r: []
+) -> Outcome:
     """Every round `--fix` runs, in memory: the final texts, the report on them, and the
     fixes withheld because they would create a finding."""
     texts: dict[str, str] = {}
@@ -108,8 +111,7 @@ def run_rounds(report: Report, rerun: Rerun, unsafe: bool, targets: Targets) -> 
         planned = select(wanted, current.facts, unsafe)
         if not planned:
             break
-        kept = frozenset(found)
-        good, after, bad = _sort_out(planned, current, texts, rerun, kept)
+        good, after, bad = _sort_out(planned, current, texts, rerun, frozenset(frozen(current)))
         for p, created in bad:
             refused.add(identity(p.finding, current))
             withheld.append(Withheld(p.finding, p.fix.description, created))
@@ -144,7 +146,7 @@ def _sort_out(
     current: Report,
     texts: dict[str, str],
     rerun: Rerun,
-    kept: frozenset[Finding],
+    frozen: frozenset[Finding],
 ) -> tuple[list[Planned], Report | None, list[tuple[Planned, Finding]]]:
     """The fixes of a round that create no finding (with the report on their texts), and
     each one that does, with a finding it creates. One run of the rules when the round is
@@ -153,7 +155,7 @@ def _sort_out(
     def trial(group: list[Planned]) -> tuple[Report, list[Finding]]:
         edited = apply(group, texts)
         after = rerun({**texts, **edited})
-        return after, new_findings(current, after, set(edited), kept)
+        return after, new_findings(current, after, set(edited), frozen)
 
     def split(
         group: list[Planned], created: list[Finding] | None = None
