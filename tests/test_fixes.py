@@ -62,7 +62,10 @@ def test_unsafe_fix_needs_the_flag(tmp_path: Path, cli) -> None:  # type: ignore
         "agents/gsd-executor.md": (
             "---\nname: gsd-executor\ndescription: Executes a plan.\ntools: Read, Write, Bash\n"
             "---\n\nNo template any more.\n"
-        )
+        ),
+        # nothing matches the marker either, so removing it creates no DC305
+        "gsd-core/workflows/execute.md": '# Execute\n\nTask(subagent_type="gsd-executor")\n',
+        "hooks/route.py": "NEXT = {}\n",
     }
     root = _tree(tmp_path, files)
     safe_only = cli(str(root), "--fix", "-q", "--select", "DC201")

@@ -21,6 +21,8 @@ A case is a tree (a base tree plus the files that differ), and the positions
         fixed:                 # optional: files after `--fix --unsafe-fixes` (see _check_fix)
           path/in/tree.md: |
             content
+        withheld: DC301        # optional: the fix in `fixed` would create this finding, so
+                               # --fix withholds it (SARIF still offers it to a person)
         xfail: "why"           # optional: a known bug; `expect` says what SHOULD be reported
 
 Lines and columns are 1-based; a column counts characters, not bytes. An `xfail` case is
@@ -79,9 +81,18 @@ def test_rule_case(code: str, case: dict, tmp_path: Path, cli) -> None:  # type:
 
 def _check_fix(code: str, case: dict, root: Path, cli) -> None:  # type: ignore[no-untyped-def]
     """`fixed` maps paths to their content after `--fix --unsafe-fixes` of this rule alone;
-    `--diff` must show that change first, and a second `--fix` must change nothing."""
+    `--diff` must show that change first, and a second `--fix` must change nothing. With
+    `withheld`, the fix would create a finding of that code: `--diff` and `--fix` say so and
+    change nothing."""
     select = ("--select", case.get("select", code))
     before = {p: (root / p).read_text(encoding="utf-8") for p in case["fixed"]}
+    if "withheld" in case:
+        for args in (("--diff",), ("--fix",)):
+            run = cli(str(root), *args, "--unsafe-fixes", "-q", *select)
+            assert f"fix at {case['expect'][0]} (" in run.err, run.err
+            assert f"it would create {case['withheld']} at " in run.err, run.err
+            assert {p: (root / p).read_text(encoding="utf-8") for p in case["fixed"]} == before
+        return
     diff = cli(str(root), "--diff", "--unsafe-fixes", "-q", *select)
     assert diff.code == 1
     expected = "".join(
