@@ -248,6 +248,8 @@ def test_simple_yaml_agrees_with_strict_parser(body: str) -> None:
         "# comment\nname: x\n\n",
         "description: a#b (c) [d] {e}\n",
         "name: yes\n",
+        "user-invocable: false\ndisable-model-invocation: TRUE\nx: tRue\n",
+        "flags:\n  - True\n  - off\n",
     ],
 )
 def test_fast_path_answers_common_frontmatter(body: str) -> None:
@@ -262,7 +264,6 @@ def test_fast_path_answers_common_frontmatter(body: str) -> None:
         "description: a: b\n",  # `: ` inside a plain value
         "description: a #b\n",  # a comment, the value is `a`
         "model: null\n",
-        "enabled: true\n",
         "count: 3\n",
         "tools:\n",  # an empty key is null, not []
         "name: x\nname: y\n",

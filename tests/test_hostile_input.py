@@ -258,14 +258,20 @@ def test_an_unreadable_file_even_as_root(hostile, monkeypatch) -> None:  # type:
     is opened: the run reports it and checks the rest."""
     c = hostile()
     target = os.path.realpath(c.root / AGENT)
-    real_open = builtins.open
+    real_open, real_os_open = builtins.open, os.open
 
     def guarded(file, *args, **kwargs):  # type: ignore[no-untyped-def]
         if isinstance(file, str) and os.path.realpath(file) == target:
             raise PermissionError(13, "Permission denied", file)
         return real_open(file, *args, **kwargs)
 
+    def guarded_os(file, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if isinstance(file, str) and os.path.realpath(file) == target:
+            raise PermissionError(13, "Permission denied", file)
+        return real_os_open(file, *args, **kwargs)
+
     monkeypatch.setattr(builtins, "open", guarded)
+    monkeypatch.setattr(os, "open", guarded_os)
     found = _timed(c)
     assert ("DC001", f"{AGENT}:1:1") in found
     assert "Permission denied" in c.text.out
@@ -292,7 +298,7 @@ def test_everything_at_once_reads_nothing_outside_the_root(hostile, tmp_path, mo
     os.symlink("loop-a.md", root / "agents/loop-b.md")
     os.symlink("loop-b.md", root / "agents/loop-a.md")
     opened: list[str] = []
-    real_open = builtins.open
+    real_open, real_os_open = builtins.open, os.open
     real_scandir = os.scandir
 
     files_read: list[str] = []
@@ -303,11 +309,17 @@ def test_everything_at_once_reads_nothing_outside_the_root(hostile, tmp_path, mo
             files_read.append(os.path.realpath(file))
         return real_open(file, *args, **kwargs)
 
+    def recording_os_open(file, *args, **kwargs):  # type: ignore[no-untyped-def]
+        opened.append(os.path.realpath(file))
+        files_read.append(os.path.realpath(file))
+        return real_os_open(file, *args, **kwargs)
+
     def recording_scandir(path=".", *args, **kwargs):  # type: ignore[no-untyped-def]
         opened.append(os.path.realpath(path))
         return real_scandir(path, *args, **kwargs)
 
     monkeypatch.setattr(builtins, "open", recording_open)
+    monkeypatch.setattr(os, "open", recording_os_open)
     monkeypatch.setattr(os, "scandir", recording_scandir)
     c.run("-q")
     in_tree = [p for p in files_read if p.startswith(os.path.realpath(root) + os.sep)]

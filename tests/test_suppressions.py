@@ -130,13 +130,18 @@ def test_excluded_files_are_not_checked_but_still_exist(tmp_path: Path, cli, mon
         encoding="utf-8",
     )
     opened: list[str] = []
-    real_open = builtins.open
+    real_open, real_os_open = builtins.open, os.open
 
     def recording(file, *args, **kwargs):  # type: ignore[no-untyped-def]
         opened.append(os.fspath(file))
         return real_open(file, *args, **kwargs)
 
+    def recording_os(file, *args, **kwargs):  # type: ignore[no-untyped-def]
+        opened.append(os.fspath(file))
+        return real_os_open(file, *args, **kwargs)
+
     monkeypatch.setattr(builtins, "open", recording)
+    monkeypatch.setattr(os, "open", recording_os)
     run = cli(str(root), "--format", "json", "-q")
     # gsd-core/workflows/execute.md is cited in `Consumed by`: excluded, it still exists (no
     # DC105) and is read by nobody; so is every other excluded file

@@ -31,7 +31,7 @@ def orphan_skill(facts: Facts) -> Iterator[Hit]:
     catalogues register theirs in code, so elsewhere no skill is an orphan.
     """
     if not facts.settings["skill-matrix"]:
-        return
+        return  # the scanners fill `facts.mentions` only under this condition too
     injected = {ref.name for a in facts.all_agents for ref in a.skills or ()}
     wired = {_root(a.path, "agents") for a in facts.all_agents if a.skills}
     for path in sorted(facts.skills):

@@ -167,7 +167,10 @@ def build_facts(config: Config, discovered: Discovered | None = None) -> Facts:
         repo, all_agents, set(consumers), tuple(settings["legacy-read-tags"])
     )
     problems.extend(repo.problems)
-    mentions = _mentions(repo, {s.name for s in skills.values()}) if skills else {}
+    # only DC901 reads them, and only where a skill matrix wires skills (it reads every
+    # Markdown file of the tree: most of the time of a large marketplace)
+    wired = bool(skills and settings["skill-matrix"])
+    mentions = _mentions(repo, {s.name for s in skills.values()}) if wired else {}
     name_uses = _name_uses(repo, all_agents, skills.values())
     return Facts(
         root=config.root,

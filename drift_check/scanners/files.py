@@ -282,11 +282,7 @@ class Repo:
             if path in self.overlay:
                 data = self.overlay[path].encode("utf-8")
             else:
-                with open(abspath, "rb") as fh:
-                    size = os.fstat(fh.fileno()).st_size
-                    # a buffer sized by the file, not by the limit: a limit-sized buffer for
-                    # every file costs more than reading them all; one byte more shows growth
-                    data = fh.read(min(size, self.max_bytes) + 1)
+                data = _read_bytes(abspath, self.max_bytes)
         except OSError as exc:
             self._problem(path, f"cannot read file: {exc.strerror or exc}")
             return None
@@ -342,6 +338,26 @@ class Repo:
 
     def _problem(self, path: str, message: str) -> None:
         self.problems.append(InputProblem(Position(path, 1, 1), "unreadable", message))
+
+
+def _read_bytes(abspath: str, limit: int) -> bytes:
+    """The file's bytes, at most `limit` + 1 (one byte more shows a file over the limit).
+
+    A buffer sized by the file, not by the limit: a limit-sized buffer for every file costs
+    more than reading them all. Plain `os.read`: a buffered file object costs more to make
+    than reading a typical prompt file (about 14 of 23 microseconds a file here)."""
+    fd = os.open(abspath, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+    try:
+        want = min(os.fstat(fd).st_size, limit) + 1
+        data = os.read(fd, want)
+        while data and len(data) < want:  # a short read: a growing file, a slow file system
+            more = os.read(fd, want - len(data))
+            if not more:
+                break
+            data += more
+        return data
+    finally:
+        os.close(fd)
 
 
 def _line_ends(text: str) -> Iterable[int]:

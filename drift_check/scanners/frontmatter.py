@@ -5,7 +5,8 @@ comments and simple `- item` lists.
 Importing ruamel.yaml costs more than checking a whole repository, so such frontmatter is
 read by a line scan that gives exactly what the strict YAML parser gives (proved by
 `tests/test_frontmatter_property.py`); anything else (escapes, flow collections, anchors,
-tags, block scalars, numbers, booleans, nesting, duplicate keys) goes to ruamel.yaml.
+tags, block scalars, numbers, dates, nesting, duplicate keys) goes to ruamel.yaml. Booleans
+are read here too: `user-invocable: false` is common in real skills.
 """
 
 import re
@@ -43,8 +44,18 @@ class Frontmatter(NamedTuple):
     problem: InputProblem | None
 
 
-def _scalar(value: str) -> str | None:
-    """The string a plain or simply quoted scalar stands for; None if it needs a parser."""
+# YAML 1.2 core schema booleans, as the strict parser reads them (`yes`, `on` are text)
+_BOOLEANS = {
+    **dict.fromkeys(("true", "True", "TRUE"), True),
+    **dict.fromkeys(("false", "False", "FALSE"), False),
+}
+
+
+def _scalar(value: str) -> str | bool | None:
+    """The string or boolean a plain or simply quoted scalar stands for; None if it needs a
+    parser."""
+    if value in _BOOLEANS:
+        return _BOOLEANS[value]
     if _UNSAFE.search(value):
         return None
     quoted = _QUOTED.fullmatch(value)

@@ -63,7 +63,8 @@ def find_links(
     out: list[Link] = []
     link_ranges: list[tuple[int, int]] = []
     found = [(m, m.start()) for m in _LINK.finditer(text) if m.group("close") is not None]
-    found += [(m, m.start()) for m in _DEFINITION.finditer(text)]
+    if "]:" in text:  # every definition has one; the line-anchored pattern is slow to scan
+        found += [(m, m.start()) for m in _DEFINITION.finditer(text)]
     cursor = Cursor(source)
     for m, start in sorted(found, key=lambda pair: pair[1]):
         raw = m.group(1)
@@ -89,12 +90,18 @@ def find_links(
         reach.append(max(hi, reach[-1]) if reach else hi)
     for name in siblings:
         # The first mention outside a link is enough: the document exists or it does not.
-        for m in _sibling_pattern(name).finditer(text):
-            i = bisect.bisect_right(starts, m.start()) - 1
-            if i >= 0 and m.start() < reach[i]:
-                continue  # the link itself is checked
-            pos = source.position(m.start())
-            out.append(Link(name, None, resolve(source.path, name), pos))
+        pattern = _sibling_pattern(name)
+        m = pattern.search(text)
+        while m is not None:
+            start = m.start()
+            if start and _name_before(text[start - 1]):
+                m = pattern.search(text, start + 1)  # part of a longer name or path
+                continue
+            i = bisect.bisect_right(starts, start) - 1
+            if i >= 0 and start < reach[i]:
+                m = pattern.search(text, m.end())  # the link itself is checked
+                continue
+            out.append(Link(name, None, resolve(source.path, name), source.position(start)))
             break
     out.sort(key=lambda link: (link.position.line, link.position.column))
     return out
@@ -134,9 +141,16 @@ def _link_text(m: re.Match[str]) -> str:
     return m.group(1) if m.group("target") is not None else m.group(0)
 
 
+# A sibling document's name starts its pattern, so the regex engine searches for it as a
+# literal (a look-behind first made it try every position: the slowest scan of a skill);
+# `find_links` turns away a hit just after a word character, `/`, `.` or `-`.
 @lru_cache(maxsize=16)
 def _sibling_pattern(name: str) -> re.Pattern[str]:
-    return re.compile(r"(?<![\w/.-])" + re.escape(name) + r"(?![\w-])")
+    return re.compile(re.escape(name) + r"(?![\w-])")
+
+
+def _name_before(ch: str) -> bool:
+    return ch in "/.-" or ch.isalnum() or ch == "_"
 
 
 def slugs(text: str) -> frozenset[str]:
