@@ -82,7 +82,7 @@ def registry(row: str) -> str:
 
 
 def run_scan(text: str, repo: Repo) -> object:
-    return scan(text), scan(text, max_level=2)
+    return scan(text), scan(text, max_level=2), scan(text, max_level=0)
 
 
 def run_registry(text: str, repo: Repo) -> object:
@@ -302,6 +302,8 @@ CASES = [
     pytest.param(run_links, fill("](a '"), id="links: unclosed titles"),
     pytest.param(run_links, fill("[a](b) "), id="links: many on one line"),
     pytest.param(run_links, fill("[x.md](x.md)\n"), id="links: sibling named inside links"),
+    pytest.param(run_links, fill("ax.md"), id="links: sibling name inside longer names"),
+    pytest.param(run_links, fill("x.x.x.md"), id="links: sibling name overlapping itself"),
     pytest.param(run_links, fill("[a]: b\n"), id="links: many definitions"),
     pytest.param(run_links, fill("a", "["), id="links: definition without ]"),
     pytest.param(run_links, fill("```\n[a](b)\n```\n"), id="links: fenced links"),

@@ -109,9 +109,11 @@ def check_agrees(text: str) -> None:
     outside = {(h.line, h.text) for h in got.headings if not h.in_fence}
     assert outside == want.headings
 
-    # (b) fenced lines: the same fence spans, fenced headings inside them
+    # (b) fenced lines: the same fence spans, fenced headings inside them; the same fences
+    # when headings are not asked for
     spans = [(f.open_line, f.close_line) for f in got.fences]
     assert spans == want.fences
+    assert scan(text, max_level=0) == got._replace(headings=())
     inside = set()
     for start, end in want.fences:
         inside.update(range(start + 1, (end if end is not None else len(lines) + 1)))

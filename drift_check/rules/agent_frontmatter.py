@@ -143,12 +143,17 @@ def agent_unknown_skill(facts: Facts) -> Iterator[Hit]:
         if e.name is not None and e.root is not None
     }
     plugins.update((p.name.name, p.root) for p in facts.manifests.plugins if p.name is not None)
+    in_folder: set[tuple[str, str]] | None = None  # built at the first `plugin:skill`
     for agent in _agents(facts):
         for ref in agent.skills or ():
             plugin, _, skill = ref.name.rpartition(":")
             if plugin:
                 root = plugins.get(plugin)
-                if root is None or _plugin_has_skill(facts, root, skill):
+                if root is None:
+                    continue
+                if in_folder is None:
+                    in_folder = _skills_by_folder(facts)
+                if (root, skill) in in_folder:
                     continue
                 yield Hit(
                     ref.position,
@@ -165,13 +170,19 @@ def agent_unknown_skill(facts: Facts) -> Iterator[Hit]:
                 )
 
 
-def _plugin_has_skill(facts: Facts, root: str, skill: str) -> bool:
-    prefix = root + "/" if root else ""
-    return any(
-        s.path.startswith(prefix)
-        and (s.name == skill or (s.frontmatter or {}).get("name") == skill)
-        for s in facts.skills.values()
-    )
+def _skills_by_folder(facts: Facts) -> set[tuple[str, str]]:
+    """(folder, skill name) for every folder above a skill ("" for the tree), under its
+    folder's name and its frontmatter `name`: a plugin has a skill when its root is one of
+    those folders."""
+    out: set[tuple[str, str]] = set()
+    for s in facts.skills.values():
+        named = (s.frontmatter or {}).get("name")
+        names = {s.name, named} if isinstance(named, str) else {s.name}
+        folder = s.path
+        while folder:
+            folder = folder.rsplit("/", 1)[0] if "/" in folder else ""
+            out.update((folder, name) for name in names)
+    return out
 
 
 @rule(

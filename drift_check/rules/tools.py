@@ -53,10 +53,13 @@ def _unknown(facts: Facts, lists: Iterator[ToolList]) -> Iterator[Hit]:
         return
     removed = facts.settings["removed-tools"]
     agents = {str((a.frontmatter or {}).get("name") or a.name) for a in facts.all_agents}
+    # a name without a wildcard matches only itself: one set lookup, not a match per pattern
+    exact = {k for k in known if not any(c in k for c in "*?[")}
+    patterns = [k for k in known if k not in exact]
     for tools in lists:
         for entry in tools.entries:
             base = tool_base(entry.name)
-            if base in removed or any(fnmatchcase(base, pattern) for pattern in known):
+            if base in removed or base in exact or any(fnmatchcase(base, p) for p in patterns):
                 continue
             yield Hit(
                 entry.position,

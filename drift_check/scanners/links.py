@@ -73,7 +73,7 @@ def find_links(
         in_span = cursor.in_code_span(start)  # inside an inline code span
         pos = cursor.position(m.start(1))
         if markdown is None:
-            markdown = scan(text)
+            markdown = scan(text, max_level=0)  # fences only
         if in_span or markdown.in_fence(pos.line):
             continue
         link_ranges.append((m.start(), m.end()))

@@ -125,7 +125,8 @@ def heading_text(rest: str) -> str:
 
 
 def scan(text: str, max_level: int = 6) -> MarkdownScan:
-    """Fences and headings (up to `max_level`) of `text`, lines separated by `\\n`."""
+    """Fences and headings (up to `max_level`; 0 for fences only) of `text`, lines
+    separated by `\\n`."""
     headings: list[HeadingLine] = []
     fences: list[FenceSpan] = []
     fence_line = fence_len = fence_indent = fence_column = 0
