@@ -20,11 +20,13 @@ Sizes are the medians measured on /work/shared/corpora/laurigates-claude-plugins
 (44 plugins, 419 skills, 21 agents, 6 hook files; 14.3 MB, 1,757 files): SKILL.md 7,350
 bytes (about 198 lines), a Markdown file beside a skill (REFERENCE.md and references/)
 7,650 bytes, agent 5,486 bytes, plugin.json 603 bytes, hooks.json 686 bytes, hook script
-6,233 bytes, a marketplace entry about 330 bytes. That marketplace has no commands; their
+6,233 bytes, a marketplace entry about 450 bytes. That marketplace has no commands; their
 size is the median of the GSD corpus's commands (1,325 bytes). Each file's size varies
-from 0.6 to 1.4 times its median. Generated trees are heavier in two ways, on purpose: the
-real one has 10 skills and half an agent per plugin (this one 10 of each and 10 commands),
-and a Markdown file beside one skill in three (here every skill has one).
+from 0.6 to 1.4 times its median; the generated medians are within 5% of these (plugin.json
+and hooks.json 8% under), with longer lines (a SKILL.md is about 146 lines, not 198).
+Generated trees are heavier in two ways, on purpose: the real one has 10 skills and half an
+agent per plugin (this one 10 of each and 10 commands), and a Markdown file beside one
+skill in three (here every skill has one).
 
 Skill frontmatter keeps to keys Claude Code documents: the real skills also carry
 `created`/`modified`/`reviewed` dates, which would add one finding per key per skill and
@@ -155,6 +157,8 @@ class Text:
         size = 0
         while size < nbytes:
             part = f"{level} {self.rng.choice(self.pool)}"
+            if parts and size + len(part) // 2 > nbytes:
+                break  # nearer the size without it
             parts.append(part)
             size += len(part) + 2
         return "\n\n".join(parts)
@@ -288,7 +292,8 @@ def _hooks(t: Text, script: str) -> tuple[str, str]:
         },
     }
     lines = ["#!/usr/bin/env bash", "set -euo pipefail", ""]
-    while sum(map(len, lines)) < t.size(HOOK_SCRIPT_BYTES):
+    size = t.size(HOOK_SCRIPT_BYTES)
+    while sum(map(len, lines)) + len(lines) < size:
         lines.append(f"# {t.sentence()}")
         lines.append(f'if [ -n "${{{t.rng.choice(TOPICS).upper()}:-}}" ]; then exit 0; fi')
     return json.dumps(data, indent=2) + "\n", "\n".join(lines) + "\n"
@@ -304,12 +309,13 @@ def generate_marketplace(root: Path, plugins: int, seed: int = 1) -> Counts:
     for p in range(plugins):
         folder = plugin_name(p)
         description = t.sentence()
-        keywords = sorted({t.rng.choice(TOPICS) for _ in range(5)})
+        keywords = sorted({t.rng.choice(TOPICS) for _ in range(16)})
         manifest = {
             "name": folder,
             "version": f"{p % 3 + 1}.{p % 11}.{p % 7}",
             "description": description,
             "author": {"name": "Bench Author"},
+            "homepage": f"https://example.invalid/marketplace/tree/main/{folder}",
             "repository": "https://example.invalid/marketplace",
             "license": "MIT",
             "keywords": keywords,
