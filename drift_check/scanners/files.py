@@ -346,11 +346,14 @@ def _read_bytes(abspath: str, limit: int) -> bytes:
     A buffer sized by the file, not by the limit: a limit-sized buffer for every file costs
     more than reading them all. Plain `os.read`: a buffered file object costs more to make
     than reading a typical prompt file (about 14 of 23 microseconds a file here)."""
-    fd = os.open(abspath, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+    fd = os.open(abspath, _READ_FLAGS)
     try:
-        want = min(os.fstat(fd).st_size, limit) + 1
+        size = os.fstat(fd).st_size
+        want = min(size, limit) + 1
         data = os.read(fd, want)
-        while data and len(data) < want:  # a short read: a growing file, a slow file system
+        # short of the size the file had: a read cut short, so read on (one more read at
+        # the end of every file would cost a system call each)
+        while len(data) < min(size, want):
             more = os.read(fd, want - len(data))
             if not more:
                 break
@@ -358,6 +361,9 @@ def _read_bytes(abspath: str, limit: int) -> bytes:
         return data
     finally:
         os.close(fd)
+
+
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0)
 
 
 def _line_ends(text: str) -> Iterable[int]:
