@@ -36,7 +36,16 @@ from pathlib import Path
 from typing import NamedTuple
 
 from marketplace import Counts, generate_marketplace
-from measure import Job, Measured, Runner, findings_in, measure_all, phase_medians, phase_script
+from measure import (
+    Job,
+    Measured,
+    Runner,
+    Stats,
+    findings_in,
+    measure_all,
+    phase_medians,
+    phase_script,
+)
 from report import (
     PROJECT,
     Row,
@@ -374,6 +383,10 @@ def label(plugins: int) -> str:
     return f"{plugins} plugins"
 
 
+def findings_at(rows: list[tuple[int, Counts, int | None, Stats, bool]], n: int) -> int | None:
+    return next(findings for plugins, _, findings, _, _ in rows if plugins == n)
+
+
 def marketplace_suite(args: argparse.Namespace, runner: Runner, ctx: Context, tmp: Path) -> int:
     jobs = floor_jobs(ctx, tmp / "empty")
     script = str(phase_script(tmp))
@@ -393,12 +406,15 @@ def marketplace_suite(args: argparse.Namespace, runner: Runner, ctx: Context, tm
         cmd = [ctx.exe, str(root), "-q", "--format", "json"]
         jobs.append(Job(label(n), cmd, root, (0, 1)))
     target = next((t for t in trees if t[0] == MARKETPLACE_TARGET_PLUGINS), trees[-1])
+    base_label = f"{label(target[0])}, baseline"
+    for n, _, root in trees:
+        jobs.append(Job(f"{label(n)}: phases", [*ctx.interp, script, "json"], root, (0,), True))
     if args.baseline:
         baseline = str(Path(args.baseline).resolve())
         cmd = [baseline, str(target[2]), "-q", "--format", "json"]
-        jobs.append(Job(f"{label(target[0])}, baseline `{baseline}`", cmd, target[2], (0, 1)))
-    for n, _, root in trees:
-        jobs.append(Job(f"{label(n)}: phases", [*ctx.interp, script, "json"], root, (0,), True))
+        jobs.append(Job(base_label, cmd, target[2], (0, 1)))
+        phases_cmd = [*interpreter_of(baseline), script, "json"]
+        jobs.append(Job(f"{base_label}: phases", phases_cmd, target[2], (0,), True))
 
     results, loads = measure_with_load(jobs, args, runner)
     floor = results["`drift-check --version`"].stats
@@ -442,22 +458,29 @@ def marketplace_suite(args: argparse.Namespace, runner: Runner, ctx: Context, tm
                 + ", ".join(doublings)
                 + "; 2 is linear, less than 2 is the start-up floor being shared."
             )
+    columns = [label(n) for n, _, _ in trees]
     if args.baseline:
-        base = next(j for j in jobs if "baseline" in j.label)
-        s = results[base.label].stats
+        s = results[base_label].stats
+        _, base_findings = discovered(results[base_label].outputs[0])
+        same = "the same" if base_findings == findings_at(rows, target[0]) else "NOT the same"
         notes.append(
-            f"Baseline {base.label}: median {s.median:.3f} s (min {s.low:.3f}),"
-            f" measured in the same rounds as the rows above."
+            f"Baseline `{args.baseline}` on {label(target[0])}, in the same rounds: median"
+            f" {s.median:.3f} s (min {s.low:.3f}, CPU {s.cpu:.3f} s), {base_findings} findings"
+            f" ({same} number); its phases are the last column below."
         )
-    phases = {
-        n: (phase_medians(results[f"{label(n)}: phases"].outputs), results[f"{label(n)}: phases"])
-        for n, _, _ in trees
-    }
+        columns.append(base_label)
     block = render_marketplace(
         rows, results, metadata(args, ctx, loads), notes, verdicts.lines, args.seed
     )
     block += "\n\n" + render_phase_columns(
-        [(label(n), p, m.stats.median) for n, (p, m) in phases.items()],
+        [
+            (
+                c,
+                phase_medians(results[f"{c}: phases"].outputs),
+                results[f"{c}: phases"].stats.median,
+            )
+            for c in columns
+        ],
         results["`python -c pass`"].stats.median,
     )
     return finish(args, block, "marketplace", verdicts)
