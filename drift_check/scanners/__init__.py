@@ -27,6 +27,7 @@ from drift_check.facts import (
 from drift_check.scanners.agents import HeadingCache, scan_agent
 from drift_check.scanners.consumers import scan_consumers, settings_globs
 from drift_check.scanners.files import Limits, Repo, glob_pattern, matches
+from drift_check.scanners.markdown import MarkdownScan, scan
 from drift_check.scanners.registry import parse_registry
 
 if TYPE_CHECKING:  # discovery imports the scanners' file layer: no import cycle at start-up
@@ -152,6 +153,7 @@ def build_facts(config: Config, discovered: Discovered | None = None) -> Facts:
     links += [link for m in memory_files.values() for link in m.links]
     anchors: dict[str, frozenset[str]] = {}
     fenced_headings: dict[str, dict[str, FencedHeading]] = {}
+    scanned: dict[str, MarkdownScan] = {}  # link targets' scans, for the fence check too
     if links:
         from drift_check.scanners.links import heading_anchors
     for link in links:
@@ -159,9 +161,10 @@ def build_facts(config: Config, discovered: Discovered | None = None) -> Facts:
         if link.anchor and target and target.endswith(".md") and target not in anchors:
             source = repo.read(target) if repo.exists(target) else None
             if source is not None:
-                anchors[target], fenced_headings[target] = heading_anchors(source)
+                scanned[target] = scan(source.text)
+                anchors[target], fenced_headings[target] = heading_anchors(source, scanned[target])
     checked = {*skills, *memory_files, *(a.path for a in all_agents), *cache.by_path}
-    _unclosed_fences(repo, problems, checked)
+    _unclosed_fences(repo, problems, checked, scanned)
     manifests = components.manifests  # read by discovery, whatever the preset
     reference_reads = _reference_reads(
         repo, all_agents, set(consumers), tuple(settings["legacy-read-tags"])
@@ -360,11 +363,16 @@ def _memory_files(
     return {path: memory for path, memory in found.items() if memory is not None}
 
 
-def _unclosed_fences(repo: Repo, problems: list[InputProblem], checked: set[str]) -> None:
+def _unclosed_fences(
+    repo: Repo,
+    problems: list[InputProblem],
+    checked: set[str],
+    scanned: dict[str, MarkdownScan],
+) -> None:
     """An unclosed fence in every other Markdown file read so far (workflows, commands,
-    registry, linked documents); agents, their includes, skills and memory files are
-    `checked` by their own scanners."""
-    from drift_check.scanners.markdown import scan, unclosed_fence_problem
+    registry, linked documents, with the scans already made of some); agents, their
+    includes, skills and memory files are `checked` by their own scanners."""
+    from drift_check.scanners.markdown import unclosed_fence_problem
 
     kept, seen = [], set()  # a file two scanners read (a skill an agent includes) once
     for problem in problems:
@@ -376,7 +384,8 @@ def _unclosed_fences(repo: Repo, problems: list[InputProblem], checked: set[str]
     problems[:] = kept
     for path, source in sorted(repo.sources().items()):
         if path.endswith(".md") and path not in checked and _may_fence(source.text):
-            problem = unclosed_fence_problem(path, scan(source.text, 0), markers=False)
+            markdown = scanned.get(path) or scan(source.text, 0)
+            problem = unclosed_fence_problem(path, markdown, markers=False)
             if problem is not None:
                 problems.append(problem)
 

@@ -17,7 +17,7 @@ from drift_check.facts import (
 )
 from drift_check.scanners.files import Repo, matches
 from drift_check.scanners.frontmatter import frontmatter_names, read_frontmatter, split_entries
-from drift_check.scanners.markdown import Cursor, scan, unclosed_fence_problem
+from drift_check.scanners.markdown import Cursor, MarkdownScan, scan, unclosed_fence_problem
 
 _INCLUDE = re.compile(r"@([~$\w.][^\s`'\"()<>\[\]{}|,;*]*)")
 # Punctuation that ends a sentence, not a path: stripped from the end of an include token
@@ -114,7 +114,10 @@ def scan_agent(
         problems.append(problem)
     prefixes = settings["include-prefixes"]
     follow = settings["include-follow"]
-    emissions = [Emission(name, text, pos, None) for text, pos in _fenced(source, problems, cache)]
+    markdown = scan(source.text)  # once, for the fences, links and mentions alike
+    emissions = [
+        Emission(name, text, pos, None) for text, pos in _fenced(source, problems, cache, markdown)
+    ]
     texts = [source.text]
     includes = find_includes(source, repo, prefixes)
     if settings["follow-read-mentions"]:
@@ -155,22 +158,26 @@ def scan_agent(
         texts=tuple(texts),
         skills=frontmatter_names(source, frontmatter, key_lines, "skills"),
         tool_names=frontmatter_names(source, frontmatter, key_lines, "tools") or (),
-        links=_links(source, settings),
+        links=_links(source, settings, markdown),
         disallowed_tool_names=(
             frontmatter_names(source, frontmatter, key_lines, "disallowedTools") or ()
         ),
-        path_mentions=_mentions(source, settings),
+        path_mentions=_mentions(source, settings, markdown),
     )
 
 
 def _fenced(
-    source: Source, problems: list[InputProblem], cache: HeadingCache
+    source: Source,
+    problems: list[InputProblem],
+    cache: HeadingCache,
+    markdown: MarkdownScan | None = None,
 ) -> list[tuple[str, Position]]:
-    """The headings inside fenced blocks of `source`; an unclosed fence is reported once."""
+    """The headings inside fenced blocks of `source` (whose scan the caller may have); an
+    unclosed fence is reported once."""
     found = cache.by_path.get(source.path)
     if found is not None:
         return found
-    md = scan(source.text)
+    md = markdown or scan(source.text)
     problem = unclosed_fence_problem(source.path, md, markers=True)
     if problem is not None:
         problems.append(problem)
@@ -179,17 +186,19 @@ def _fenced(
     return found
 
 
-def _links(source: Source, settings: dict[str, Any]) -> tuple[Link, ...]:
+def _links(source: Source, settings: dict[str, Any], markdown: MarkdownScan) -> tuple[Link, ...]:
     if not settings["agent-links"]:
         return ()
     from drift_check.scanners.links import find_links
 
-    return tuple(find_links(source, settings["sibling-docs"]))
+    return tuple(find_links(source, settings["sibling-docs"], markdown))
 
 
-def _mentions(source: Source, settings: dict[str, Any]) -> tuple[Mention, ...]:
+def _mentions(
+    source: Source, settings: dict[str, Any], markdown: MarkdownScan
+) -> tuple[Mention, ...]:
     if not settings["agent-links"]:
         return ()
     from drift_check.scanners.links import find_mentions
 
-    return tuple(find_mentions(source, False))
+    return tuple(find_mentions(source, False, markdown=markdown))

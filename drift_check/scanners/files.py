@@ -75,6 +75,31 @@ class _WildcardMatcher:
 
     def __init__(self, tokens: list[_Token]) -> None:
         self.tokens = tokens
+        # the literal runs between wildcards: a path that lacks one of them, in order, or
+        # does not start or end with the glob's literal ends, cannot match (most paths, and
+        # the automaton costs about 100 microseconds a path)
+        chunks: list[str] = []
+        run = ""
+        for kind, value in [*tokens, ("end", "")]:
+            if kind == "char":
+                run += value
+            elif run:
+                chunks.append(run)
+                run = ""
+        self.chunks = chunks
+        self.head = chunks[0] if tokens and tokens[0][0] == "char" else ""
+        self.tail = chunks[-1] if tokens and tokens[-1][0] == "char" else ""
+
+    def _possible(self, path: str) -> bool:
+        if not (path.startswith(self.head) and path.endswith(self.tail)):
+            return False
+        at = 0
+        for chunk in self.chunks:
+            at = path.find(chunk, at)
+            if at < 0:
+                return False
+            at += len(chunk)
+        return True
 
     def _closure(self, states: set[tuple[int, bool]]) -> set[tuple[int, bool]]:
         todo = list(states)
@@ -87,6 +112,8 @@ class _WildcardMatcher:
         return states
 
     def match(self, path: str) -> bool:
+        if not self._possible(path):
+            return False
         tokens = self.tokens
         states = self._closure({(0, False)})
         for ch in path:

@@ -164,13 +164,16 @@ def _slug(heading: str) -> str:
     return _SLUG_DROP.sub("", rendered.lower()).replace(" ", "-")
 
 
-def heading_anchors(source: Source) -> tuple[frozenset[str], dict[str, FencedHeading]]:
+def heading_anchors(
+    source: Source, markdown: MarkdownScan | None = None
+) -> tuple[frozenset[str], dict[str, FencedHeading]]:
     """The anchors of `source` (see `slugs`), and the slugs of headings inside fenced blocks,
-    which have none: a link to one is told why it fails (and which fence, if never closed)."""
+    which have none: a link to one is told why it fails (and which fence, if never closed).
+    `markdown`: the scan of `source`, when the caller has it."""
     seen: dict[str, int] = {}
     out = set()
     fenced: dict[str, FencedHeading] = {}
-    markdown = scan(source.text)
+    markdown = markdown or scan(source.text)
     for h in markdown.headings:
         slug = _slug(h.text)
         if h.in_fence:
