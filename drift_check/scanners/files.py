@@ -160,7 +160,19 @@ def glob_pattern(glob: str) -> re.Pattern[str] | _WildcardMatcher:
 
 
 def matches(path: str, globs: Iterable[str]) -> bool:
-    return any(glob_pattern(g).match(path) for g in globs)
+    return any(p.match(path) for p in _patterns(tuple(globs)))
+
+
+@lru_cache(maxsize=64)
+def _patterns(globs: tuple[str, ...]) -> tuple[re.Pattern[str] | _WildcardMatcher, ...]:
+    """The globs' matchers, the regular expressions joined into one: a path is matched
+    against all of them in one call (discovery matches every file of the tree)."""
+    compiled = [glob_pattern(g) for g in globs]
+    regexes = [p.pattern for p in compiled if isinstance(p, re.Pattern)]
+    others = tuple(p for p in compiled if not isinstance(p, re.Pattern))
+    if len(regexes) < 2:
+        return tuple(compiled)
+    return (re.compile("|".join(f"(?:{r})" for r in regexes)), *others)
 
 
 class Repo:
