@@ -429,6 +429,7 @@ def run() -> None:
     (about 13 ms of a 0.15 s run, measured in docs/performance.md); the output is flushed
     first, and nothing else is left to do. Tests call `main(argv)`, which returns normally.
     """
+    single_run_gc()
     code = main()
     try:
         sys.stdout.flush()
@@ -436,3 +437,17 @@ def run() -> None:
     except (BrokenPipeError, OSError):
         code = code or EXIT_ERROR
     os._exit(code)
+
+
+def single_run_gc() -> None:
+    """Almost no full collections in the console script's process, which checks one tree
+    and exits.
+
+    A large tree's facts are millions of small objects, alive until the exit, and each full
+    collection walked them all for nothing (about 10% of a 200-plugin marketplace's run,
+    docs/performance.md). The young generations are still collected: parsing YAML leaves
+    reference cycles, and without them a real marketplace's run took half again the memory.
+    """
+    import gc
+
+    gc.set_threshold(700, 10, 1000)  # the first two are CPython's defaults
