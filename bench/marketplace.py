@@ -8,7 +8,8 @@ the root listing every plugin by a `./<name>` source, and per plugin (a top-leve
   keywords);
 - 10 agents `agents/<name>.md`: name, description, tools, model, color; 3 in 10 have a
   `skills:` list naming skills of the same plugin, and one in three of those also names a
-  skill of the next plugin as `other-plugin:skill`;
+  skill of the next plugin as `other-plugin:skill`; one in ten has a `name` that is not its
+  file's (plugin agents are known by their name);
 - 10 skills `skills/<name>/SKILL.md`: name, description, allowed-tools, and on some
   user-invocable, argument-hint or model; a body of tables, lists and bash fences; one or
   two links to `references/REFERENCE.md` beside it (one with an `#anchor` that exists);
@@ -243,8 +244,10 @@ def _agent(t: Text, plugin: int, k: int, n_plugins: int) -> tuple[str, str]:
     tools = list(t.rng.sample(TOOLS, t.rng.randint(3, 7)))
     if index % 70 == 33:
         tools.append("Deploy")  # not a Claude Code tool
+    # plugin agents are known by their `name`, often not their file's: one in ten here
+    named = f"{_tag(plugin)}-{TOPICS[(plugin + k) % len(TOPICS)]}-specialist" if k == 9 else name
     pairs: list[tuple[str, str | list[str]]] = [
-        ("name", name),
+        ("name", named),
         ("description", f"{t.sentence()} Use proactively when {t.words(5, 10)}."),
         ("tools", ", ".join(tools)),
         ("model", t.rng.choice(MODELS)),
