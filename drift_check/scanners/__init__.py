@@ -174,7 +174,13 @@ def build_facts(config: Config, discovered: Discovered | None = None) -> Facts:
     # Markdown file of the tree: most of the time of a large marketplace)
     wired = bool(skills and settings["skill-matrix"])
     mentions = _mentions(repo, {s.name for s in skills.values()}) if wired else {}
-    name_uses = _name_uses(repo, all_agents, skills.values())
+    # the agents whose `name` DC602 would rewrite (the same scope as the rule): where an agent
+    # is known by its name alone, only a registry's; their old names are all worth looking up
+    if settings["agent-name-matches-file"]:
+        renamed: Iterable[Agent] = all_agents
+    else:
+        renamed = agents.values() if registry is not None else ()
+    name_uses = _name_uses(repo, renamed, skills.values())
     return Facts(
         root=config.root,
         preset=config.preset,
