@@ -19,7 +19,7 @@ import bisect
 from collections.abc import Iterable
 from typing import NamedTuple
 
-from drift_check.facts import EMPTY_MANIFESTS, InputProblem, Manifests, Plugin
+from drift_check.facts import COMPONENT_KEYS, EMPTY_MANIFESTS, InputProblem, Manifests, Plugin
 from drift_check.scanners.files import Repo, matches
 from drift_check.settings import default
 
@@ -41,8 +41,6 @@ def is_index_document(path: str) -> bool:
 # files are also not read in templates of other projects
 DISCOVERY_SKIP = default("discovery-skip")
 TEMPLATE_FOLDERS = ("**/templates/**", "**/template/**")
-# declared component keys of a plugin manifest (and of a marketplace entry that is not strict)
-COMPONENT_KEYS = ("agents", "skills", "commands", "hooks", "mcpServers")
 
 
 class Components(NamedTuple):
