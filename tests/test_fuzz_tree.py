@@ -14,6 +14,7 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -103,7 +104,14 @@ def _run(*argv: str) -> tuple[int, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# derandomized: the suite's 60 examples are the same on every run (CI never meets a new one
+# by chance); explore with more examples and a random seed locally
+@settings(
+    max_examples=60,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(trees())
 @example(  # a marker declared twice: removing both takes two rounds
     {
@@ -142,5 +150,33 @@ def test_random_trees_check_and_fix_cleanly(files: dict[str, str]) -> None:
         assert "internal error" not in err
         after = {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
         assert after == before, "a second --fix changed the tree"
+    finally:
+        shutil.rmtree(root)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="known bug: with a duplicate row and a case variant, the first --fix withholds a"
+    " DC201 removal that a second --fix then applies (the check's prediction of DC202 holds"
+    " only while the other marker is still declared)",
+)
+def test_a_second_fix_changes_nothing_with_a_duplicate_row() -> None:
+    files = {
+        REGISTRY: "# Contracts\n\n## Agent Registry\n\n"
+        "| Agent | Role | Completion Markers | Consumed by | Kind |\n|---|---|---|---|---|\n"
+        "| gsd-planner | Role | `## PLAN COMPLETE`, `## Planning Complete` |  | sentinel-match |\n"
+        "| gsd-planner | Role | No marker |  | sentinel-match |\n",
+        "agents/gsd-planner.md": "\n```markdown\n## PLANNING COMPLETE\n```\n",
+        "gsd-core/workflows/plan.md": '# Plan\n\nTask(subagent_type="gsd-planner")\n\n',
+        "hooks/route.py": "NEXT = {}\n",
+    }
+    root = Path(tempfile.mkdtemp(prefix="drift-fuzz-"))
+    try:
+        write_tree(root, files)
+        _run(str(root), "--fix", "--unsafe-fixes", "-q")
+        before = {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
+        _run(str(root), "--fix", "--unsafe-fixes", "-q")
+        after = {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
+        assert after == before
     finally:
         shutil.rmtree(root)
