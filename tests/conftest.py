@@ -67,6 +67,17 @@ def write_tree(root: Path, files: dict[str, str | bytes]) -> Path:
     return root
 
 
+def fix_cases() -> list[object]:
+    """Every rule case with `fixed:` files, as test parameters (rule code, case)."""
+    out = []
+    for path in sorted((FIXTURES / "rules").glob("*.yaml")):
+        data = load_yaml(path)
+        for case in data["cases"]:
+            if "fixed" in case:
+                out.append(pytest.param(data["rule"], case, id=f"{data['rule']}: {case['name']}"))
+    return out
+
+
 class Run:
     def __init__(self, code: int, out: str, err: str) -> None:
         self.code = code

@@ -18,7 +18,7 @@ from drift_check.fixes.planner import apply, plan, select
 from drift_check.fixes.rounds import new_findings, run_rounds
 from drift_check.rules import ALL_RULES
 from drift_check.rules.base import Finding
-from tests.conftest import CORPUS, FIXTURES, load_yaml, tree_files, write_tree
+from tests.conftest import CORPUS, FIXTURES, fix_cases, load_yaml, tree_files, write_tree
 
 REGISTRY = "gsd-core/references/agent-contracts.md"
 RULES = {r.code: r for r in ALL_RULES}
@@ -178,21 +178,11 @@ def _diff_equals_fix(tmp_path: Path, make, cli, extra: tuple[str, ...]) -> None:
         assert _snapshot(diffed) == _snapshot(fixed)
 
 
-def _fix_cases() -> list[object]:
-    out = []
-    for path in sorted((FIXTURES / "rules").glob("*.yaml")):
-        data = load_yaml(path)
-        for case in data["cases"]:
-            if "fixed" in case:
-                out.append(pytest.param(data["rule"], case, id=f"{data['rule']}: {case['name']}"))
-    return out
-
-
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git not installed")
 
 
 @needs_git
-@pytest.mark.parametrize(("code", "case"), _fix_cases())
+@pytest.mark.parametrize(("code", "case"), fix_cases())
 def test_diff_is_what_fix_writes_on_every_fix_case(
     code: str, case: dict, tmp_path: Path, cli
 ) -> None:  # type: ignore[no-untyped-def]

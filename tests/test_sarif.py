@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft4Validator, FormatChecker
 
-from tests.conftest import FIXTURES, load_yaml, tree_files, write_tree
+from tests.conftest import fix_cases, tree_files, write_tree
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = json.loads((ROOT / "tests" / "schemas" / "sarif-2.1.0.json").read_text("utf-8"))
@@ -145,16 +145,6 @@ def test_control_characters_stay_escaped(tmp_path: Path, cli) -> None:  # type: 
     _valid(json.loads(run.out))
 
 
-def _fix_cases() -> list[object]:
-    out = []
-    for path in sorted((FIXTURES / "rules").glob("*.yaml")):
-        data = load_yaml(path)
-        for case in data["cases"]:
-            if "fixed" in case:
-                out.append(pytest.param(data["rule"], case, id=f"{data['rule']}: {case['name']}"))
-    return out
-
-
 def _apply(text: str, replacements: list[dict[str, Any]]) -> str:
     """Apply SARIF replacements (1-based lines and code-point columns, end exclusive)."""
     starts = [0]
@@ -182,7 +172,7 @@ def _apply(text: str, replacements: list[dict[str, Any]]) -> str:
     return text
 
 
-@pytest.mark.parametrize(("code", "case"), _fix_cases())
+@pytest.mark.parametrize(("code", "case"), fix_cases())
 def test_sarif_fixes_write_what_fix_writes(code: str, case: dict, tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
     """Every fix case of tests/fixtures/rules: applying the log's replacements gives the
     files `--fix --unsafe-fixes` writes."""
