@@ -14,7 +14,6 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -154,12 +153,6 @@ def test_random_trees_check_and_fix_cleanly(files: dict[str, str]) -> None:
         shutil.rmtree(root)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known bug: with a duplicate row and a case variant, the first --fix withholds a"
-    " DC201 removal that a second --fix then applies (the check's prediction of DC202 holds"
-    " only while the other marker is still declared)",
-)
 def test_a_second_fix_changes_nothing_with_a_duplicate_row() -> None:
     files = {
         REGISTRY: "# Contracts\n\n## Agent Registry\n\n"

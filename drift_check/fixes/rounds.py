@@ -4,8 +4,10 @@ A round plans the fixes that do not overlap, applies them to the texts in memory
 the rules again on the edited texts (the repository reads them through an overlay, so
 nothing is written). A round that creates no finding is kept whole; one that does is split
 in halves until each fix that creates a finding is found, and those are withheld (reported
-with the finding they would create). Rounds go on until none changes anything: `--fix`
-then writes the final texts, `--diff` prints them.
+with the finding they would create). Rounds go on until none changes anything; the fixes
+withheld one at a time are then tried once more as one group, since two edits may each
+create a finding alone and none together. `--fix` then writes the final texts, `--diff`
+prints them.
 """
 
 from collections import Counter
@@ -30,6 +32,7 @@ class Withheld(NamedTuple):
     finding: Finding
     description: str
     created: Finding
+    key: tuple[str, str, str] = ("", "", "")  # the finding's identity when it was withheld
 
 
 class Outcome(NamedTuple):
@@ -95,6 +98,7 @@ def run_rounds(
     # are as many, its fix left its finding, and is not applied again
     applied: dict[tuple[str, str, str | None, str | None, str], int] = {}
     current = report
+    retried: set[frozenset[tuple[str, str, str]]] = set()
     for _ in range(ROUNDS):
         for path, source in current.facts.sources.items():
             sources.setdefault(path, source)  # a file first read in a later round
@@ -110,11 +114,32 @@ def run_rounds(
         ]
         planned = select(wanted, current.facts, unsafe)
         if not planned:
-            break
+            # fixes withheld one at a time may be clean together (a marker renamed in the
+            # agent and dropped from its row): try them as one group once, so that a second
+            # run does not apply what this one withheld
+            planned = select(
+                [f for f in found if f.fix is not None and identity(f, current) in refused],
+                current.facts,
+                unsafe,
+            )
+            group = frozenset(identity(p.finding, current) for p in planned)
+            if len(planned) < 2 or group in retried:
+                break
+            retried.add(group)
+            edited = apply(planned, texts)
+            after = rerun({**texts, **edited})
+            if not edited or new_findings(current, after, set(edited), frozenset(frozen(current))):
+                break
+            refused -= group
+            withheld = [w for w in withheld if w.key not in group]
+            texts.update(edited)
+            current = after
+            continue
         good, after, bad = _sort_out(planned, current, texts, rerun, frozenset(frozen(current)))
         for p, created in bad:
-            refused.add(identity(p.finding, current))
-            withheld.append(Withheld(p.finding, p.fix.description, created))
+            key = identity(p.finding, current)
+            refused.add(key)
+            withheld.append(Withheld(p.finding, p.fix.description, created, key))
         if not good:
             continue  # the fixes that waited behind a withheld one get their turn
         edited = apply(good, texts)
