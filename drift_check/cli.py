@@ -8,13 +8,15 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from time import perf_counter
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import click
 
 from drift_check import __version__
 
 if TYPE_CHECKING:
+    from drift_check.config import Config
     from drift_check.engine import Report
     from drift_check.filters import BaselineEntry
     from drift_check.fixes.rounds import Outcome
@@ -27,107 +29,232 @@ class UsageError(Exception):
     pass
 
 
-def _codes(values: tuple[str, ...]) -> tuple[str, ...]:
+def _codes(values: tuple[str, ...], option: str) -> tuple[str, ...]:
+    """Rule codes or prefixes from a command-line option, checked as a config file's are."""
     from drift_check.rules import parse_codes
 
     try:
         return parse_codes(values)
     except ValueError as exc:
-        raise UsageError(str(exc)) from None
+        raise UsageError(f"{option}: {exc}") from None
+
+
+def _patterns(values: tuple[str, ...]) -> list[str]:
+    """Globs from a repeatable option that also takes comma lists."""
+    return [p.strip() for value in values for p in value.split(",") if p.strip()]
+
+
+# the widest option column (`--format, --output-format FORMAT`), so that every option's
+# help stays on its own line; a fixed width keeps `-h` and the README the same everywhere
+OPTION_COLUMN = 34
+CONTEXT = {"help_option_names": ["-h", "--help"], "terminal_width": 100, "max_content_width": 100}
+
+
+class Command(click.Command):
+    """A command whose `-h` lists each option on one line."""
+
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        options = (p for p in self.get_params(ctx) if isinstance(p, click.Option))
+        rows = [row for p in options if (row := p.get_help_record(ctx))]
+        if rows:
+            with formatter.section("Options"):
+                formatter.write_dl(rows, col_max=OPTION_COLUMN)
+
+
+class Options(NamedTuple):
+    """The main command's arguments, as click passes them."""
+
+    path: str
+    select: tuple[str, ...]
+    extend_select: tuple[str, ...]
+    ignore: tuple[str, ...]
+    preset: str | None
+    exclude: tuple[str, ...]
+    extend_exclude: tuple[str, ...]
+    config_file: str | None
+    fmt: str
+    output: str | None
+    statistics: bool
+    exit_zero: bool
+    fix: bool
+    unsafe_fixes: bool
+    diff: bool
+    show_fixes: bool
+    show_files: bool
+    show_settings: bool
+    baseline_file: str | None
+    baseline_out: str | None
+    color: str
+    quiet: bool
+    verbose: bool
+    watch: bool
 
 
 @click.command(
-    context_settings={"help_option_names": ["-h", "--help"]},
-    epilog="Other commands: `drift-check rules` lists the rules, `drift-check explain CODE`"
-    " explains one, `drift-check init` writes a starter config, `drift-check packs [FILE...]`"
-    " checks rule packs.",
+    cls=Command,
+    context_settings=CONTEXT,
+    epilog="""\b
+Other commands (each with -h):
+  drift-check rules          list every rule
+  drift-check explain CODE   explain one rule, with a failing and a passing example
+  drift-check init [PATH]    write a starter .drift-check.yaml for what discovery finds
+  drift-check packs [FILE]   check rule packs: the shipped presets, or your own""",
 )
 @click.argument("path", default=".", type=click.Path(file_okay=False))
-@click.option("--select", multiple=True, help="Only these rule codes or prefixes (comma list).")
-@click.option("--ignore", multiple=True, help="Skip these rule codes or prefixes (comma list).")
+@click.option(
+    "--select", multiple=True, metavar="CODES", help="Only these codes or prefixes (comma list)."
+)
+@click.option(
+    "--extend-select",
+    multiple=True,
+    metavar="CODES",
+    help="Add these codes or prefixes to the selection.",
+)
+@click.option("--ignore", multiple=True, metavar="CODES", help="Skip these codes or prefixes.")
+@click.option(
+    "--preset", metavar="NAME", help="Use this pack (or pack file) instead of discovery's."
+)
+@click.option(
+    "--exclude",
+    multiple=True,
+    metavar="PATTERN",
+    help="Files never read (replaces the `exclude` setting).",
+)
+@click.option(
+    "--extend-exclude",
+    multiple=True,
+    metavar="PATTERN",
+    help="Files never read, added to `exclude`.",
+)
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(dir_okay=False),
+    metavar="FILE",
+    help="Read this .drift-check.yaml or pyproject.toml.",
+)
 @click.option(
     "--format",
     "--output-format",
     "fmt",
     type=click.Choice(["text", "json", "github", "sarif"]),
     default="text",
-    show_default=True,
+    metavar="FORMAT",
+    help="text (default), json, github or sarif.",
+)
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False),
+    metavar="FILE",
+    help="Write the report to FILE.",
 )
 @click.option("--statistics", is_flag=True, help="Print a count per rule instead of findings.")
-@click.option(
-    "--exit-zero", is_flag=True, help="Exit 0 even when there are findings (errors still exit 2)."
-)
-@click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write the report here.")
-@click.option("--config", "config_file", type=click.Path(dir_okay=False), help="Config file.")
-@click.option("--quiet", "-q", is_flag=True, help="Do not print which preset was used.")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even with findings (errors still exit 2).")
 @click.option("--fix", is_flag=True, help="Apply the safe fixes, then report what is left.")
-@click.option("--unsafe-fixes", is_flag=True, help="With --fix or --diff: unsafe fixes too.")
+@click.option(
+    "--unsafe-fixes", is_flag=True, help="Unsafe fixes too: applied with --fix, else marked [*]."
+)
 @click.option("--diff", is_flag=True, help="Print the fixes as a unified diff; write nothing.")
+@click.option("--show-fixes", is_flag=True, help="List the fixes applied (--fix) or available.")
+@click.option("--show-files", is_flag=True, help="List the files read, with their kind, and exit.")
+@click.option("--show-settings", is_flag=True, help="Print the resolved configuration and exit.")
 @click.option(
     "--baseline",
     "baseline_file",
     type=click.Path(dir_okay=False),
-    help="Report only findings not recorded in this baseline file.",
+    metavar="FILE",
+    help="Report only findings not recorded in FILE.",
 )
 @click.option(
     "--baseline-write",
     "baseline_out",
     type=click.Path(dir_okay=False),
-    help="Record the current findings in this baseline file and exit 0.",
+    metavar="FILE",
+    help="Record the findings in FILE and exit 0.",
 )
-@click.version_option(__version__, prog_name="drift-check")
-def check(
-    path: str,
-    select: tuple[str, ...],
-    ignore: tuple[str, ...],
-    fmt: str,
-    output: str | None,
-    config_file: str | None,
-    quiet: bool,
-    statistics: bool,
-    exit_zero: bool,
-    fix: bool,
-    unsafe_fixes: bool,
-    diff: bool,
-    baseline_file: str | None,
-    baseline_out: str | None,
-) -> int:
+@click.option(
+    "--color",
+    type=click.Choice(["auto", "always", "never"]),
+    default="auto",
+    help="Colour the text report (auto: a terminal).",
+)
+@click.option("--quiet", "-q", is_flag=True, help="Do not print which packs were used.")
+@click.option("--verbose", "-v", is_flag=True, help="Print config, packs, files read and timings.")
+@click.option("--watch", is_flag=True, help="Check again on every change under PATH.")
+@click.version_option(
+    __version__, "--version", prog_name="drift-check", help="Print the version and exit."
+)
+@click.help_option("-h", "--help", help="Print this help and exit.")
+def check(path: str, **given: Any) -> int:
     """Check the agent contracts of the repository at PATH (default: current directory)."""
-    from drift_check.config import load_config
+    options = Options(path=path, **given)
+    if options.fix:
+        _lock_tree(path)
+    if not options.watch:
+        return _check(options)
+    from drift_check.watch import watch
+
+    def once() -> None:
+        try:
+            _check(options)
+        except Exception as exc:  # a config error while watching: say so, keep watching
+            click.echo(_error_line(exc), err=True)
+
+    return watch(path, once, [p for p in (options.output, options.baseline_out) if p])
+
+
+def _check(o: Options) -> int:
+    """One run of the main command."""
+    from drift_check.config import CommandLine, load_config
     from drift_check.engine import run
     from drift_check.reporters import render
-    from drift_check.reporters.text import banner, nothing_found
+    from drift_check.reporters.text import banner, display_path, nothing_found
 
-    if fix:
-        _lock_tree(path)
-    config = load_config(path, config_file)
-    report = run(config, _codes(select), _codes(ignore))
+    phases: dict[str, float] | None = {} if o.verbose else None
+    started = perf_counter()
+    excludes = {"exclude": _patterns(o.exclude), "extend-exclude": _patterns(o.extend_exclude)}
+    extend_select = _codes(o.extend_select, "--extend-select")
+    command_line = CommandLine(o.preset, {k: v for k, v in excludes.items() if v}, extend_select)
+    config = load_config(o.path, o.config_file, command_line)
+    select = _codes(o.select, "--select")
+    select += extend_select if select else ()
+    ignore = _codes(o.ignore, "--ignore")
+    if phases is not None:
+        phases["config"] = perf_counter() - started
+    if o.show_settings or o.show_files:
+        return _show(o, config, select, ignore)
+    report = run(config, select, ignore, phases=phases)
     if nothing_found(report):
         click.echo(banner(report), err=True)  # one line, as ruff says so, even with -q
-        if fmt == "text" and output is None:
+        if o.fmt == "text" and o.output is None:
             return EXIT_CLEAN
-    elif not quiet:
+    elif not o.quiet:
         click.echo(banner(report), err=True)
-    if baseline_out is not None:
+    if o.verbose:
+        _say_what_was_read(report)
+    if o.baseline_out is not None:
         from drift_check.filters import baseline_text
 
-        with open(baseline_out, "w", encoding="utf-8") as fh:
+        with open(o.baseline_out, "w", encoding="utf-8") as fh:
             fh.write(baseline_text(list(report.findings), report.facts))
         click.echo(
-            f"drift-check: recorded {len(report.findings)} findings in {baseline_out}", err=True
+            f"drift-check: recorded {len(report.findings)} findings in {o.baseline_out}", err=True
         )
         return EXIT_CLEAN
     write_failed = False
-    if diff or fix:
+    fixed: list[Finding] | None = None
+    if o.diff or o.fix:
         from drift_check.fixes.rounds import run_rounds
 
+        fixing = perf_counter()
         # the check runs every rule the config selects, so that a fix of the rules chosen
         # on the command line cannot create a finding of another
         narrowed = bool(select or ignore)
         full = run(config) if narrowed else report
-        targets, frozen = _targets(baseline_file, {r.code for r in report.rules})
+        targets, frozen = _targets(o.baseline_file, {r.code for r in report.rules})
         outcome = run_rounds(
-            full, lambda texts: run(config, overlay=texts), unsafe_fixes, targets, frozen
+            full, lambda texts: run(config, overlay=texts), o.unsafe_fixes, targets, frozen
         )
         for w in outcome.withheld:
             f, c = w.finding, w.created
@@ -137,36 +264,108 @@ def check(
                 f" {c.message}",
                 err=True,
             )
-        if diff:
+        if o.diff:
             from drift_check.fixes import unified_diff
 
             click.echo("".join(unified_diff(c) for c in outcome.changes), nl=False)
             return EXIT_FINDINGS if outcome.changes else EXIT_CLEAN
-        report, write_failed = _write(full, outcome, targets, frozen, lambda: run(config))
+        report, write_failed, fixed = _write(full, outcome, targets, frozen, lambda: run(config))
         if narrowed:
             texts = {} if write_failed else {c.path: c.new for c in outcome.changes}
-            report = run(config, _codes(select), _codes(ignore), overlay=texts)
+            report = run(config, select, ignore, overlay=texts)
         report = outcome.without_withheld(report)
-    if baseline_file is not None:
-        report = _against_baseline(report, baseline_file)
-    color = (
-        output is None and fmt == "text" and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
-    )
-    if statistics:
+        if phases is not None:
+            phases["fixes"] = perf_counter() - fixing
+    if o.baseline_file is not None:
+        report = _against_baseline(report, o.baseline_file)
+    reporting = perf_counter()
+    color = _color(o.color, o.output, o.fmt)
+    if o.statistics:
         from drift_check.reporters.text import statistics_table
 
         text = statistics_table(report)
     else:
-        text = render(report, fmt, color=color, cwd=os.getcwd())
-    if output is not None:
-        with open(output, "w", encoding="utf-8") as fh:
+        text = render(report, o.fmt, color, os.getcwd(), o.unsafe_fixes)
+    if o.show_fixes:
+        from drift_check.reporters.show import fixes_text
+
+        root, cwd = report.config.root, os.getcwd()
+        listed = fixes_text(
+            report.findings if fixed is None else fixed,
+            fixed is not None,
+            lambda p: display_path(root, p, cwd),
+        )
+        if o.fmt == "text" and o.output is None:
+            text += "\n" + listed
+        else:  # stdout holds a machine format or nothing
+            click.echo(listed, err=True, nl=False)
+    if o.output is not None:
+        with open(o.output, "w", encoding="utf-8") as fh:
             fh.write(text)
     else:
-        click.echo(text, nl=False)
+        click.echo(text, nl=False, color=color)  # click strips colour off a pipe unless told
+    if phases is not None:
+        phases["report"] = perf_counter() - reporting
+        timings = ", ".join(f"{name} {1000 * t:.0f} ms" for name, t in phases.items())
+        click.echo(f"drift-check: time: {timings}", err=True)
     failing = any(f.severity != "info" for f in report.findings)  # info never fails a run
     if write_failed:
         return EXIT_ERROR
-    return EXIT_FINDINGS if failing and not exit_zero else EXIT_CLEAN
+    return EXIT_FINDINGS if failing and not o.exit_zero else EXIT_CLEAN
+
+
+def _color(choice: str, output: str | None, fmt: str) -> bool:
+    """Colour for the text report: `always`/`never` as asked; `auto` when stdout is a
+    terminal and `NO_COLOR` is unset or empty, or when `FORCE_COLOR` is set and not empty
+    (and the report goes to stdout)."""
+    if fmt != "text" or choice == "never":
+        return False
+    if choice == "always":
+        return True
+    if output is not None:
+        return False
+    return bool(os.environ.get("FORCE_COLOR")) or (
+        sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    )
+
+
+def _show(o: Options, config: Config, select: tuple[str, ...], ignore: tuple[str, ...]) -> int:
+    """`--show-settings` and `--show-files`: what the run would use and read, on stdout."""
+    from drift_check.reporters import show
+    from drift_check.rules import selected
+    from drift_check.scanners import build_facts, discover_tree
+
+    discovered = discover_tree(config)
+    config = discovered.config
+    text = ""
+    if o.show_settings:
+        rules = selected(select or config.select, config.ignore + ignore)
+        text += show.settings_text(config, rules, select, ignore)
+    if o.show_files:
+        text += show.files_text(build_facts(config, discovered))
+    if o.output is not None:
+        with open(o.output, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    else:
+        click.echo(text, nl=False)
+    return EXIT_CLEAN
+
+
+def _say_what_was_read(report: Report) -> None:
+    """`--verbose`, on stderr: the config file, the packs and why, each file read."""
+    from drift_check.reporters.escape import escape
+    from drift_check.reporters.show import file_kinds
+
+    config = report.config
+    click.echo(f"drift-check: config file: {config.config_file or 'none'}", err=True)
+    packs = config.preset or "none"
+    click.echo(
+        escape(f"drift-check: packs: {packs} ({config.reason or 'nothing found'})"), err=True
+    )
+    kinds = file_kinds(report.facts)
+    click.echo(f"drift-check: read {len(kinds)} file{'s' if len(kinds) != 1 else ''}", err=True)
+    for path, kind in kinds.items():
+        click.echo(escape(f"drift-check: read {path} ({kind})"), err=True)
 
 
 def _lock_tree(path: str) -> None:
@@ -216,11 +415,12 @@ def _write(
     targets: Callable[[Report], list[Finding]],
     frozen: Callable[[Report], list[Finding]],
     rerun: Callable[[], Report],
-) -> tuple[Report, bool]:
+) -> tuple[Report, bool, list[Finding]]:
     """Write the final texts of the rounds and say what happened: findings fixed, findings
     left for a person, fixes withheld, and new findings (0, since every fix was checked).
     A file that cannot be written is reported and left alone; the others are written, and
-    the counts are then taken from the tree as it is on disk. Returns the report after."""
+    the counts are then taken from the tree as it is on disk. Returns the report after,
+    whether a write failed, and the findings the fixes removed."""
     from drift_check import fixes
     from drift_check.fixes.rounds import new_findings
 
@@ -243,7 +443,7 @@ def _write(
         f" withheld, {len(created)} new",
         err=True,
     )
-    return after, failed
+    return after, failed, gone
 
 
 def _read_baseline(baseline_file: str) -> dict[BaselineEntry, int]:
@@ -272,8 +472,16 @@ def _against_baseline(report: Report, baseline_file: str) -> Report:
     return report._replace(findings=tuple(new))
 
 
-@click.command("rules")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@click.command("rules", cls=Command, context_settings=CONTEXT)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    metavar="FORMAT",
+    help="text (default) or json.",
+)
+@click.help_option("-h", "--help", help="Print this help and exit.")
 def rules_cmd(fmt: str) -> int:
     """List every rule: code, name, default severity and summary."""
     from drift_check.rules import ALL_RULES
@@ -292,8 +500,9 @@ def rules_cmd(fmt: str) -> int:
     return EXIT_CLEAN
 
 
-@click.command("explain")
+@click.command("explain", cls=Command, context_settings=CONTEXT)
 @click.argument("code")
+@click.help_option("-h", "--help", help="Print this help and exit.")
 def explain_cmd(code: str) -> int:
     """Explain one rule (by code or name), with a failing and a passing example."""
     from drift_check.docs import rule_text
@@ -319,15 +528,25 @@ preset: {preset}
 """
 
 
-@click.command("init")
+@click.command("init", cls=Command, context_settings=CONTEXT)
 @click.argument("path", default=".", type=click.Path(file_okay=False))
-def init_cmd(path: str) -> int:
+@click.option("--force", is_flag=True, help="Overwrite an existing .drift-check.yaml.")
+@click.help_option("-h", "--help", help="Print this help and exit.")
+def init_cmd(path: str, force: bool) -> int:
     """Write a starter .drift-check.yaml for the layout detected at PATH."""
     from drift_check.config import ConfigError, detect, find_user_config
 
-    found = find_user_config(path)
+    found = None if force else find_user_config(path)
     if found is not None:
-        raise ConfigError(f"{found[0]} already configures drift-check; not overwritten")
+        if found[0].endswith(".toml"):
+            raise ConfigError(
+                f"{found[0]} already configures drift-check; not overwritten (`drift-check init"
+                " --force` writes .drift-check.yaml, which then wins over it)"
+            )
+        raise ConfigError(
+            f"{found[0]} already configures drift-check; not overwritten (`drift-check init"
+            " --force` overwrites it)"
+        )
     detected = detect(path)
     if detected is None:
         raise ConfigError(
@@ -343,14 +562,15 @@ def init_cmd(path: str) -> int:
             f"preset: {preset}\n",
             "# preset: (left unset, so discovery keeps checking each system it finds)\n",
         )
-    with open(target, "x", encoding="utf-8") as fh:
+    with open(target, "w" if force else "x", encoding="utf-8") as fh:
         fh.write(text)
     click.echo(f"drift-check: wrote {target}: {reason.lower()}.")
     return EXIT_CLEAN
 
 
-@click.command("packs")
+@click.command("packs", cls=Command, context_settings=CONTEXT)
 @click.argument("files", nargs=-1, type=click.Path(dir_okay=False))
+@click.help_option("-h", "--help", help="Print this help and exit.")
 def packs_cmd(files: tuple[str, ...]) -> int:
     """Check rule packs: the shipped presets, or the pack FILES (inside the current folder).
     Each is loaded with the packs it extends, its settings type-checked and its rule codes
@@ -392,34 +612,48 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = check
     if args and args[0] in SUBCOMMANDS:
         command = SUBCOMMANDS[args.pop(0)]
-    from drift_check.config import ConfigError
-
     try:
-        result = command.main(args=args, prog_name="drift-check", standalone_mode=False)
+        result = command.main(args=args, prog_name=_prog(command), standalone_mode=False)
     except click.exceptions.Exit as exc:
         return int(exc.exit_code)
-    except click.ClickException as exc:
-        click.echo(f"drift-check: {exc.format_message()}", err=True)
-        return EXIT_ERROR
-    except click.Abort:
-        click.echo("drift-check: aborted", err=True)
-        return EXIT_ERROR
-    except (UsageError, ConfigError) as exc:
-        click.echo(f"drift-check: {exc}", err=True)
-        return EXIT_ERROR
-    except OSError as exc:
-        click.echo(f"drift-check: {exc.filename or ''}: {exc.strerror or exc}", err=True)
-        return EXIT_ERROR
-    except Exception as exc:  # the last line of defence: never a traceback
-        if os.environ.get("DRIFT_CHECK_DEBUG"):
+    except Exception as exc:
+        if os.environ.get("DRIFT_CHECK_DEBUG") and not _known(exc):
             raise
-        click.echo(
-            f"drift-check: internal error: {type(exc).__name__}: {exc}"
-            " (set DRIFT_CHECK_DEBUG=1 for details and please report it)",
-            err=True,
-        )
+        click.echo(_error_line(exc), err=True)
         return EXIT_ERROR
     return int(result or 0)
+
+
+def _prog(command: click.Command) -> str:
+    """The name `-h` and usage errors show: `drift-check`, or `drift-check rules`, ..."""
+    return "drift-check" if command is check else f"drift-check {command.name}"
+
+
+def _known(exc: Exception) -> bool:
+    """An error of the user's input (usage, config, a file), not drift-check's own."""
+    from drift_check.config import ConfigError
+
+    known = (click.ClickException, click.Abort, UsageError, ConfigError, OSError)
+    return isinstance(exc, known)
+
+
+def _error_line(exc: Exception) -> str:
+    """The one line that reports an error: what is wrong, and where."""
+    if isinstance(exc, click.ClickException):
+        return f"drift-check: {exc.format_message()}"
+    if isinstance(exc, click.Abort):
+        return "drift-check: aborted"
+    if isinstance(exc, OSError):
+        if isinstance(exc, FileNotFoundError) and exc.filename:
+            return f"drift-check: {exc.filename}: no such file"
+        return f"drift-check: {exc.filename or ''}: {exc.strerror or exc}"
+    if _known(exc):
+        return f"drift-check: {exc}"
+    # the last line of defence: never a traceback
+    return (
+        f"drift-check: internal error: {type(exc).__name__}: {exc}"
+        " (set DRIFT_CHECK_DEBUG=1 for details and please report it)"
+    )
 
 
 def run() -> None:

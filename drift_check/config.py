@@ -48,6 +48,20 @@ class Pack(NamedTuple):
     settings: dict[str, Any]
     rules: tuple[str, ...]
     source: str
+    # each pack file's own settings, lowest first, labelled for `--show-settings`
+    layers: tuple[tuple[str, dict[str, Any]], ...] = ()
+
+
+class CommandLine(NamedTuple):
+    """What the command line sets on top of the config file: a preset, settings (checked
+    like a config file's) and codes added to the selection."""
+
+    preset: str | None = None
+    settings: dict[str, Any] = {}  # noqa: RUF012 (a NamedTuple default, never mutated)
+    extend_select: tuple[str, ...] = ()
+
+
+COMMAND_LINE = "command line"
 
 
 class Config(NamedTuple):
@@ -64,6 +78,12 @@ class Config(NamedTuple):
     extend_select: tuple[str, ...] = ()  # added to the packs' rules once they are chosen
     key_lines: dict[str, int] = {}  # noqa: RUF012 (line of each key in the config file)
     preset_set: bool = False  # the user's config names the preset
+    # the settings layers over the defaults, lowest first, each with where it comes from
+    # (`pack NAME`, the config file, the command line): `settings` is their resolution
+    layers: tuple[tuple[str, dict[str, Any]], ...] = ()
+    # where `preset`, `select`, `extend-select`, `ignore`, `severity` and `per-file-ignores`
+    # come from, when the config file or the command line sets them
+    key_origins: dict[str, str] = {}  # noqa: RUF012 (a NamedTuple default, never mutated)
 
 
 def packs_dir() -> str:
@@ -186,6 +206,11 @@ def load_pack(name_or_path: str | list[str], root: str) -> Pack:
         settings=settings,
         rules=rules,
         source=path,
+        layers=tuple(
+            (f"pack {files[p][1]['name']}", files[p][1]["settings"])
+            for p in reversed(order)
+            if files[p][1]["settings"]
+        ),
     )
 
 
@@ -212,15 +237,17 @@ def _repository_file(root: str, path: str) -> bool:
 
 
 def find_user_config(root: str) -> tuple[str, dict[str, Any]] | None:
+    """The config file at `root` and its contents: `.drift-check.yaml` (or `.yml`) wins over
+    `[tool.drift-check]` in pyproject.toml, as ruff.toml wins over pyproject.toml."""
+    for name in (".drift-check.yaml", ".drift-check.yml"):
+        path = os.path.join(root, name)
+        if _repository_file(root, path):
+            return path, _read_yaml_config(path)
     pyproject = os.path.join(root, "pyproject.toml")
     if _repository_file(root, pyproject):
         table = _read_pyproject(pyproject)
         if table is not None:
             return pyproject, table
-    for name in (".drift-check.yaml", ".drift-check.yml"):
-        path = os.path.join(root, name)
-        if _repository_file(root, path):
-            return path, _read_yaml_config(path)
     return None
 
 
@@ -230,7 +257,11 @@ def _read_pyproject(path: str) -> dict[str, Any] | None:
     try:
         with open(path, "rb") as fh:
             data = tomllib.loads(_read_bounded(fh, path).decode("utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such file") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"{path}: {exc}") from None
     table = data.get("tool", {}).get("drift-check")
     if table is not None and not isinstance(table, dict):
@@ -242,7 +273,11 @@ def _read_yaml_config(path: str) -> dict[str, Any]:
     try:
         with open(path, encoding="utf-8") as fh:
             data = safe_load(_read_bounded(fh, path))
-    except (OSError, UnicodeDecodeError) as exc:
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such file") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: cannot read: {exc}") from None
     except YamlError as exc:
         raise ConfigError(f"{path}:{exc.line}:{exc.column}: {exc.message}") from None
@@ -275,6 +310,12 @@ def _probe(repo: Repo, probe: Any) -> str | None:
 
 # packs detected by their own `detect` entries, the more specific first
 PROBED_PACKS = ("gsd", "contracts", "gaia")
+# what makes discovery choose the other packs (`detect_systems`), for the docs
+DISCOVERED_BY = {
+    "claude-code": "a marketplace, a plugin manifest, a `.claude/` folder with agents, skills"
+    " or commands, hook files; or, where no registry claims them, the tree's agents or commands",
+    "agent-skills": "skills, and none of the above",
+}
 
 
 def detect_systems(repo: Repo, components: Components) -> list[tuple[str, str]]:
@@ -332,11 +373,13 @@ def resolve(config: Config, repo: Repo, components: Components) -> Config:
         reason = (
             "presets " + " and ".join(f"{n!r} (from {hit})" for n, hit in systems) + " detected"
         )
+    layers = (*pack.layers, *config.layers)  # the config's layers hold the user's settings
     return config._replace(
         preset=pack.name if systems else "",
         reason=reason,
-        settings=schema.resolve([pack.settings, config.overrides]),
+        settings=schema.resolve(layer for _, layer in layers),
         select=(config.select or pack.rules) + config.extend_select,
+        layers=layers,
     )
 
 
@@ -352,9 +395,15 @@ def detect(root: str) -> tuple[str, str] | None:
     return "+".join(n for n, _ in systems), " and ".join(hit for _, hit in systems)
 
 
-def load_config(root: str, config_file: str | None = None) -> Config:
+def load_config(
+    root: str, config_file: str | None = None, command_line: CommandLine | None = None
+) -> Config:
+    """The user's config (`config_file`, or the one found at `root`) and the command line's
+    settings over it, checked whole; the packs are loaded when a preset is named, and chosen
+    by discovery otherwise (`resolve`)."""
     if not os.path.isdir(root):
         raise ConfigError(f"{root}: not a directory")
+    command_line = command_line or CommandLine()
     if config_file is not None:
         if config_file.endswith(".toml"):
             table = _read_pyproject(config_file)
@@ -367,52 +416,115 @@ def load_config(root: str, config_file: str | None = None) -> Config:
         found = find_user_config(root)
     user: dict[str, Any] = {}
     where = None
+    key_lines: dict[str, int] = {}
     if found is not None:
         where, user = found
+        key_lines = _key_lines(where, set(user))
         for key in user:
             if key not in CONFIG_KEYS and key not in schema.KEYS:
-                raise ConfigError(f"{where}: unknown key `{key}`")
-    label = where or "config"  # the whole config is checked before any pack is read
-    overrides = _checked_settings({k: v for k, v in user.items() if k in schema.KEYS}, label)
-    select = _codes(user.get("select"), label, "`select`")
-    extend_select = _codes(user.get("extend-select"), label, "`extend-select`")
-    ignore = _codes(user.get("ignore"), label, "`ignore`")
-    severities = _severities(user.get("severity"), label)
-    per_file_ignores = _per_file_ignores(user.get("per-file-ignores"), label)
-    if "preset" in user:
+                raise ConfigError(f"{_at(where, key_lines, key)}: unknown key `{key}`")
+
+    def at(key: str) -> str:
+        return _at(where or "config", key_lines, key)
+
+    overrides: dict[str, Any] = {}  # the whole config is checked before any pack is read
+    for key, value in user.items():
+        if key in schema.KEYS:
+            overrides.update(_checked_settings({key: value}, at(key)))
+    select = _codes(user.get("select"), at("select"), "`select`")
+    extend_select = _codes(user.get("extend-select"), at("extend-select"), "`extend-select`")
+    ignore = _codes(user.get("ignore"), at("ignore"), "`ignore`")
+    severities = _severities(user.get("severity"), at("severity"))
+    per_file_ignores = _per_file_ignores(user.get("per-file-ignores"), at("per-file-ignores"))
+    extend_select += command_line.extend_select
+    from_command_line = _checked_settings(command_line.settings, COMMAND_LINE)
+    layers: tuple[tuple[str, dict[str, Any]], ...] = tuple(
+        (label, layer)
+        for label, layer in (
+            (f"config {_shown(where, root)}", overrides),
+            (COMMAND_LINE, from_command_line),
+        )
+        if layer
+    )
+    key_origins = {key: f"config {_shown(where, root)}" for key in CONFIG_KEYS if key in user}
+    if command_line.extend_select:
+        key_origins["extend-select"] = ", ".join(
+            o for o in (key_origins.get("extend-select"), COMMAND_LINE) if o
+        )
+    if command_line.preset is not None:
+        key_origins["preset"] = COMMAND_LINE
+        preset = command_line.preset
+        reason = f"preset {preset!r} set on the command line"
+    elif "preset" in user:
         preset = str(user["preset"])
-        reason = f"preset {preset!r} set in {os.path.relpath(where or '', root)}"
-        pack: Pack | None = load_pack(preset, root)
+        reason = f"preset {preset!r} set in {_shown(where, root)}"
     else:
-        preset, reason, pack = "", "", None  # chosen by discovery: see `resolve`
+        preset = ""  # chosen by discovery: see `resolve`
+    try:
+        pack = load_pack(preset, root) if preset else None
+    except ConfigError as exc:
+        if command_line.preset is None:
+            raise
+        raise ConfigError(f"--preset: {exc}") from None
+    if pack is not None:
+        layers = (*pack.layers, *layers)
     return Config(
         root=root,
         preset=pack.name if pack else "",
-        reason=reason,
+        reason=reason if pack else "",
         config_file=where,
-        settings=schema.resolve([pack.settings if pack else {}, overrides]),
+        settings=schema.resolve(layer for _, layer in layers),
         select=(select or pack.rules) + extend_select if pack else select,
         ignore=ignore,
         severities=severities,
         per_file_ignores=per_file_ignores,
         overrides=overrides,
         extend_select=extend_select,
-        key_lines=_key_lines(where, set(user)) if where else {},
-        preset_set=pack is not None,
+        key_lines=key_lines,
+        preset_set=pack is not None and command_line.preset is None,
+        layers=layers,
+        key_origins=key_origins,
     )
 
 
+def _shown(path: str | None, root: str) -> str:
+    """A config file's path as messages show it: relative to the root when inside it."""
+    if path is None:
+        return ""
+    rel = os.path.relpath(path, root)
+    return path if rel.startswith("..") else rel.replace(os.sep, "/")
+
+
+def _at(where: str, key_lines: dict[str, int], key: str) -> str:
+    """`file:line` of a key of the user's config, or the file alone."""
+    line = key_lines.get(key)
+    return f"{where}:{line}" if line else where
+
+
 def _key_lines(path: str, keys: set[str]) -> dict[str, int]:
-    """The line each top-level key of the user's config sits on, for findings about it
-    (the first line that starts with the key, in YAML or in the TOML table)."""
+    """The line each top-level key of the user's config sits on, for findings and errors
+    about it: the first line that starts with the key, in YAML, or in pyproject.toml's
+    `[tool.drift-check]` table (a `[tool.drift-check.KEY]` table's header line)."""
     try:
         with open(path, encoding="utf-8") as fh:
             text = _read_bounded(fh, path)
     except (OSError, UnicodeDecodeError, ConfigError):
         return {}
+    toml = path.endswith(".toml")
+    inside = not toml
     out: dict[str, int] = {}
     for number, line in enumerate(text.splitlines(), 1):
-        stripped = line.lstrip().lstrip("\"'")
+        stripped = line.strip()
+        if toml and stripped.startswith("["):
+            header = stripped.strip("[] ").replace('"', "")
+            inside = header == "tool.drift-check"
+            sub = header.removeprefix("tool.drift-check.")
+            if sub != header and sub in keys:
+                out.setdefault(sub, number)
+            continue
+        if not inside:
+            continue
+        stripped = stripped.lstrip("\"'")
         for key in keys:
             if (
                 key not in out

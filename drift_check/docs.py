@@ -86,24 +86,84 @@ def settings_tables(packs: dict[str, dict[str, Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _shipped_pack_settings() -> dict[str, dict[str, Any]]:
-    from drift_check.config import known_presets, load_yaml_document, packs_dir
+def _detected_when(name: str, detect: tuple[Any, ...]) -> str:
+    """A pack's `detect` entries in words (or what discovery looks for instead)."""
+    from drift_check.config import DISCOVERED_BY, PROBED_PACKS
 
-    out = {}
-    for name in known_presets():
-        path = Path(packs_dir()) / f"{name}.yaml"
-        out[name] = load_yaml_document(path.read_text(encoding="utf-8")).get("settings") or {}
-    return out
+    def entry(probe: Any) -> str:
+        if isinstance(probe, list):
+            return " and ".join(entry(p) for p in probe)
+        if isinstance(probe, dict):
+            return f'`{probe.get("file")}` contains "{probe.get("contains")}"'
+        return f"`{probe}` exists"
+
+    if name in PROBED_PACKS:
+        return " or ".join(entry(p) for p in detect)
+    return DISCOVERED_BY.get(name, "never on its own (name it in `preset` or `extends`)")
+
+
+def presets_table() -> str:
+    """For docs/configuration.md: every shipped pack, in the order discovery tries them."""
+    from drift_check.config import PACK_ORDER, known_presets, load_pack, packs_dir
+
+    names = known_presets()
+    ordered = [n for n in PACK_ORDER if n in names] + [n for n in names if n not in PACK_ORDER]
+    lines = ["| Preset | Chosen when | Extends | What it is for |", "|---|---|---|---|"]
+    for name in ordered:
+        pack = load_pack(name, packs_dir())
+        own = _shipped_pack(name)
+        parents = own.get("extends") or []
+        parents = [parents] if isinstance(parents, str) else parents
+        extends = ", ".join(f"`{p}`" for p in parents) or "nothing"
+        detected = _detected_when(name, pack.detect)
+        lines.append(f"| `{name}` | {detected} | {extends} | {pack.summary} |")
+    return "\n".join(lines) + "\n"
+
+
+def _shipped_pack(name: str) -> dict[str, Any]:
+    from drift_check.config import load_yaml_document, packs_dir
+
+    path = Path(packs_dir()) / f"{name}.yaml"
+    data = load_yaml_document(path.read_text(encoding="utf-8"))
+    return data if isinstance(data, dict) else {}
+
+
+def usage_text() -> str:
+    """For the README: `drift-check --help` and each subcommand's `-h`, as they print."""
+    import click
+
+    from drift_check.cli import SUBCOMMANDS, check
+
+    out = []
+    commands = [("drift-check", "--help", check)]
+    commands += [(f"drift-check {name}", "-h", command) for name, command in SUBCOMMANDS.items()]
+    for name, flag, command in commands:
+        ctx = click.Context(command, info_name=name, **command.context_settings)
+        out.append(f"$ {name} {flag}\n{command.get_help(ctx)}\n")
+    return "\n".join(out)
+
+
+def _shipped_pack_settings() -> dict[str, dict[str, Any]]:
+    from drift_check.config import known_presets
+
+    return {name: _shipped_pack(name).get("settings") or {} for name in known_presets()}
 
 
 BEGIN = "<!-- rules-table:begin -->"
 END = "<!-- rules-table:end -->"
 SETTINGS_BEGIN = "<!-- settings-table:begin -->"
 SETTINGS_END = "<!-- settings-table:end -->"
+PRESETS_BEGIN = "<!-- presets-table:begin -->"
+PRESETS_END = "<!-- presets-table:end -->"
+# the README's usage block: the help of every command, generated (a test keeps it equal)
+USAGE_BEGIN = "<!-- usage:start -->"
+USAGE_END = "<!-- usage:end -->"
 
 
-def _replace_between(path: Path, begin: str, end: str, content: str) -> str:
-    text = path.read_text(encoding="utf-8")
+def _replace_between(
+    path: Path, begin: str, end: str, content: str, text: str | None = None
+) -> str:
+    text = path.read_text(encoding="utf-8") if text is None else text
     if begin not in text or end not in text:
         raise ValueError(f"{path}: no {begin} ... {end} to generate between")
     head, _, rest = text.partition(begin)
@@ -113,13 +173,18 @@ def _replace_between(path: Path, begin: str, end: str, content: str) -> str:
 
 def generate(project: Path) -> dict[Path, str]:
     """Every generated file and its content: docs/rules/*.md, the README's rule table and
-    the settings tables of docs/configuration.md."""
+    usage block, the settings and presets tables of docs/configuration.md."""
     out = {project / "docs" / "rules" / f"{r.code}.md": rule_page(r) for r in ALL_RULES}
     readme = project / "README.md"
-    out[readme] = _replace_between(readme, BEGIN, END, rules_table())
+    text = _replace_between(readme, BEGIN, END, rules_table())
+    usage = f"```text\n{usage_text()}```\n"
+    out[readme] = _replace_between(readme, USAGE_BEGIN, USAGE_END, usage, text)
     configuration = project / "docs" / "configuration.md"
     tables = settings_tables(_shipped_pack_settings())
-    out[configuration] = _replace_between(configuration, SETTINGS_BEGIN, SETTINGS_END, tables)
+    text = _replace_between(configuration, SETTINGS_BEGIN, SETTINGS_END, tables)
+    out[configuration] = _replace_between(
+        configuration, PRESETS_BEGIN, PRESETS_END, presets_table(), text
+    )
     return out
 
 

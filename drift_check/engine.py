@@ -1,5 +1,6 @@
 """The pipeline: config -> scanners -> facts -> rules -> findings."""
 
+from time import perf_counter
 from typing import NamedTuple
 
 from drift_check.config import Config
@@ -20,18 +21,24 @@ def run(
     select: tuple[str, ...] = (),
     ignore: tuple[str, ...] = (),
     overlay: dict[str, str] | None = None,
+    phases: dict[str, float] | None = None,
 ) -> Report:
     """Scan the tree once, run every selected rule over the facts, drop what suppression
     comments and per-file ignores cover, return the findings sorted. `overlay` maps paths to
-    texts read instead of the files (fixes checked in memory)."""
+    texts read instead of the files (fixes checked in memory); `phases` adds up the seconds
+    each stage took (`--verbose`)."""
+    clock = _Clock(phases)
     discovered = discover_tree(config, overlay)
     config = discovered.config
+    clock.lap("discovery")
     facts = build_facts(config, discovered)
+    clock.lap("scan")
     rules = selected(select or config.select, config.ignore + ignore)
     found: set[Finding] = set()
     for r in rules:
         found.update(r.findings(facts, config.severities.get(r.code)))
     findings = sorted(found)
+    clock.lap("rules")
     if facts.directives or config.per_file_ignores:
         from drift_check.filters import suppress
 
@@ -39,4 +46,19 @@ def run(
         if unused is not None and config.severities.get("DC010"):
             unused = unused._replace(severity=config.severities["DC010"])
         findings = suppress(findings, facts, config.per_file_ignores, tuple(rules), unused)
+    clock.lap("suppressions")
     return Report(config, facts, tuple(rules), tuple(findings))
+
+
+class _Clock:
+    """Adds the time since the last lap to `phases[name]` (nothing when `phases` is None)."""
+
+    def __init__(self, phases: dict[str, float] | None) -> None:
+        self.phases = phases
+        self.last = perf_counter()
+
+    def lap(self, name: str) -> None:
+        if self.phases is not None:
+            now = perf_counter()
+            self.phases[name] = self.phases.get(name, 0.0) + now - self.last
+            self.last = now

@@ -244,3 +244,20 @@ def default(name: str) -> Any:
 def changed(settings: dict[str, Any]) -> list[str]:
     """The settings (complete, as `resolve` returns them) whose value is not the default."""
     return [s.name for s in SETTINGS if settings[s.name] != _frozen(s.default)]
+
+
+def origins(layers: Iterable[tuple[str, dict[str, Any]]]) -> dict[str, str]:
+    """Where each setting's value comes from, for `--show-settings`: `default`, or the labels
+    of the layers (lowest first) that set it and then extended it, as `resolve` layers them."""
+    out: dict[str, list[str]] = {s.name: [] for s in SETTINGS}
+    nulled = {s.name: s.default is None for s in SETTINGS}
+    for label, layer in layers:
+        for key, value in layer.items():
+            if key in BY_NAME:
+                out[key] = [label]
+                nulled[key] = value is None
+        for key in layer:
+            name = EXTENDS[key].name if key in EXTENDS else None
+            if name is not None and not nulled[name] and label not in out[name]:
+                out[name] = [*(out[name] or ["default"]), label]
+    return {name: ", ".join(labels) or "default" for name, labels in out.items()}

@@ -98,68 +98,69 @@ def test_every_list_setting_has_an_extend_form() -> None:
 SEE = " (see `drift-check rules`)"
 
 # A config file's content (and files beside it) -> the one line drift-check prints, exit 2.
-# {config} is the config file's path; {see} the pointer every unknown code gets.
+# {config} is the config file's path, followed by the line of the key; {see} the pointer
+# every unknown code gets.
 CONFIG_ERRORS = [
-    ("prest: gsd\n", "{config}: unknown key `prest`"),
-    ("extend-agent: [x]\n", "{config}: unknown key `extend-agent`"),
-    ("extend-registry-heading: X\n", "{config}: unknown key `extend-registry-heading`"),
-    ("agents: agents/*.md\n", "{config}: `agents` must be a list of strings"),
-    ("extend-known-tools: MyTool\n", "{config}: `extend-known-tools` must be a list of strings"),
-    ("known-tools: Read\n", "{config}: `known-tools` must be a list of strings or null"),
-    ("registry: 3\n", "{config}: `registry` must be a path or a list of paths"),
-    ("max-line-length: -1\n", "{config}: `max-line-length` must be a whole number, 0 or more"),
+    ("prest: gsd\n", "{config}:1: unknown key `prest`"),
+    ("extend-agent: [x]\n", "{config}:1: unknown key `extend-agent`"),
+    ("extend-registry-heading: X\n", "{config}:1: unknown key `extend-registry-heading`"),
+    ("agents: agents/*.md\n", "{config}:1: `agents` must be a list of strings"),
+    ("extend-known-tools: MyTool\n", "{config}:1: `extend-known-tools` must be a list of strings"),
+    ("known-tools: Read\n", "{config}:1: `known-tools` must be a list of strings or null"),
+    ("registry: 3\n", "{config}:1: `registry` must be a path or a list of paths"),
+    ("max-line-length: -1\n", "{config}:1: `max-line-length` must be a whole number, 0 or more"),
     (
         "skill-token-limit: many\n",
-        "{config}: `skill-token-limit` must be a whole number, 0 or more or null",
+        "{config}:1: `skill-token-limit` must be a whole number, 0 or more or null",
     ),
-    ("follow-read-mentions: 1\n", "{config}: `follow-read-mentions` must be true or false"),
-    ("marker-shape: '[A-Z'\n", "{config}: `marker-shape` must be a regular expression"),
+    ("follow-read-mentions: 1\n", "{config}:1: `follow-read-mentions` must be true or false"),
+    ("marker-shape: '[A-Z'\n", "{config}:1: `marker-shape` must be a regular expression"),
     (
         "skill-line-count: lines\n",
-        "{config}: `skill-line-count` must be one of all, body, non-blank",
+        "{config}:1: `skill-line-count` must be one of all, body, non-blank",
     ),
-    ("skill-matrix: [a]\n", "{config}: `skill-matrix` must be a mapping or null"),
+    ("skill-matrix: [a]\n", "{config}:1: `skill-matrix` must be a mapping or null"),
     (
         "skill-matrix: {file: x.md, colour: red}\n",
-        "{config}: unknown key `skill-matrix.colour`"
+        "{config}:1: unknown key `skill-matrix.colour`"
         " (known: file, agent-column, frontmatter-columns, on-demand-columns)",
     ),
     (
         "skill-matrix: {agent-column: [A]}\n",
-        "{config}: `skill-matrix.agent-column` must be a string or null",
+        "{config}:1: `skill-matrix.agent-column` must be a string or null",
     ),
     (
         "skill-matrix: {file: x.md, on-demand-columns: 7}\n",
-        "{config}: `skill-matrix.on-demand-columns` must be a column name or a list of them",
+        "{config}:1: `skill-matrix.on-demand-columns` must be a column name or a list of them",
     ),
     (
         "select: [XX999]\n",
-        "{config}: `select`: unknown rule code or prefix 'XX999'{see}",
+        "{config}:1: `select`: unknown rule code or prefix 'XX999'{see}",
     ),
     (
         "select: DC1\nignore: [DC103, dc99]\n",
-        "{config}: `ignore`: unknown rule code or prefix 'DC99'{see}",
+        "{config}:2: `ignore`: unknown rule code or prefix 'DC99'{see}",
     ),
     (
         "extend-select: [DC9, XX1]\n",
-        "{config}: `extend-select`: unknown rule code or prefix 'XX1'{see}",
+        "{config}:1: `extend-select`: unknown rule code or prefix 'XX1'{see}",
     ),
-    ("select: {DC1: yes}\n", "{config}: `select` must be a list of rule codes or prefixes"),
+    ("select: {DC1: yes}\n", "{config}:1: `select` must be a list of rule codes or prefixes"),
     (
         "severity: {DC3: warning}\n",
-        "{config}: `severity`: 'DC3' is not a whole rule code{see}",
+        "{config}:1: `severity`: 'DC3' is not a whole rule code{see}",
     ),
     (
         "severity: {XX101: warning}\n",
-        "{config}: `severity`: 'XX101' is not a whole rule code{see}",
+        "{config}:1: `severity`: 'XX101' is not a whole rule code{see}",
     ),
     (
         "severity: {DC101: loud}\n",
-        "{config}: `severity` maps rule codes to one of error, warning, info",
+        "{config}:1: `severity` maps rule codes to one of error, warning, info",
     ),
     (
         'per-file-ignores: {"agents/*.md": [DC103, XX1]}\n',
-        "{config}: `per-file-ignores` 'agents/*.md': unknown rule code or prefix 'XX1'{see}",
+        "{config}:1: `per-file-ignores` 'agents/*.md': unknown rule code or prefix 'XX1'{see}",
     ),
     ("preset: mine.yaml\n", "mine.yaml: no such rule pack file"),
 ]
@@ -206,14 +207,14 @@ def test_a_config_error_in_pyproject_names_pyproject(tmp_path: Path, cli) -> Non
     pyproject = '[tool.drift-check]\nextend-select = ["XX1"]\n'
     root = write_tree(tmp_path, tree_files("gsd", {"pyproject.toml": pyproject}))
     assert _error_line(cli(str(root))) == (
-        f"{root / 'pyproject.toml'}: `extend-select`: unknown rule code or prefix 'XX1'{SEE}"
+        f"{root / 'pyproject.toml'}:2: `extend-select`: unknown rule code or prefix 'XX1'{SEE}"
     )
 
 
 def test_the_config_is_checked_before_a_layout_is_looked_for(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
     root = write_tree(tmp_path, {".drift-check.yaml": "ignore: [XX1]\n"})
     assert _error_line(cli(str(root))) == (
-        f"{root / '.drift-check.yaml'}: `ignore`: unknown rule code or prefix 'XX1'{SEE}"
+        f"{root / '.drift-check.yaml'}:1: `ignore`: unknown rule code or prefix 'XX1'{SEE}"
     )
 
 

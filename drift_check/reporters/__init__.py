@@ -5,7 +5,13 @@ from __future__ import annotations
 from drift_check.engine import Report
 
 
-def render(report: Report, fmt: str, color: bool = False, cwd: str | None = None) -> str:
+def render(
+    report: Report,
+    fmt: str,
+    color: bool = False,
+    cwd: str | None = None,
+    unsafe_fixes: bool = False,
+) -> str:
     if fmt == "json":
         from drift_check.reporters import json_format
 
@@ -20,7 +26,7 @@ def render(report: Report, fmt: str, color: bool = False, cwd: str | None = None
         return github.render(report, cwd=cwd)
     from drift_check.reporters import text
 
-    return text.render(report, color=color, cwd=cwd)
+    return text.render(report, color=color, cwd=cwd, unsafe_fixes=unsafe_fixes)
 
 
 __all__ = ["render"]

@@ -7,6 +7,7 @@ from collections import Counter
 
 from drift_check.engine import Report
 from drift_check.reporters.escape import escape
+from drift_check.rules.base import Finding
 
 _COLORS = {"path": "1", "code": "1;31", "warning": "1;33", "info": "1;34", "dim": "2"}
 
@@ -23,14 +24,22 @@ def display_path(root: str, path: str, cwd: str | None) -> str:
     return full if rel.startswith("..") and os.path.isabs(root) else rel.replace(os.sep, "/")
 
 
-def render(report: Report, color: bool = False, cwd: str | None = None) -> str:
+def render(
+    report: Report, color: bool = False, cwd: str | None = None, unsafe_fixes: bool = False
+) -> str:
+    """`unsafe_fixes`: `--unsafe-fixes` was given, so unsafe fixes are marked `[*]` too and
+    the summary counts them with the safe ones, as ruff does."""
     root = report.config.root
+
+    def marked(f: Finding) -> bool:
+        return f.fix is not None and (unsafe_fixes or f.fix.applicability == "safe")
+
     lines = []
     for f in report.findings:
         where = escape(f"{display_path(root, f.path, cwd)}:{f.line}:{f.column}:")
         style = "code" if f.severity == "error" else f.severity
         code = _paint(f.code, style, color)
-        mark = "[*] " if f.fix is not None and f.fix.applicability == "safe" else ""
+        mark = "[*] " if marked(f) else ""
         lines.append(f"{_paint(where, 'path', color)} {code} {mark}{escape(f.message)}")
     if report.findings:
         lines.append("")
@@ -41,10 +50,11 @@ def render(report: Report, color: bool = False, cwd: str | None = None) -> str:
         lines.append("")
         n = len(report.findings)
         lines.append(f"Found {n} finding{'s' if n != 1 else ''}.")
-        safe = sum(1 for f in report.findings if f.fix and f.fix.applicability == "safe")
-        unsafe = sum(1 for f in report.findings if f.fix and f.fix.applicability == "unsafe")
-        if safe:
-            lines.append(f"[*] {safe} fixable with `--fix`.")
+        fixable = sum(1 for f in report.findings if marked(f))
+        unsafe = sum(1 for f in report.findings if f.fix and not marked(f))
+        if fixable:
+            option = "--fix --unsafe-fixes" if unsafe_fixes else "--fix"
+            lines.append(f"[*] {fixable} fixable with `{option}`.")
         if unsafe:
             lines.append(f"{unsafe} more fixable with `--fix --unsafe-fixes`.")
     else:
@@ -70,7 +80,17 @@ def banner(report: Report) -> str:
     if facts.registry is not None or facts.quoted_markers:
         parts.append(_count(len(facts.consumers), "consumer file"))
     parts.append(_count(len(report.rules), "rule"))
-    return escape(f"drift-check: {facts.reason}; {', '.join(parts)}")
+    return escape(f"drift-check: {facts.reason}{_config_file(report)}; {', '.join(parts)}")
+
+
+def _config_file(report: Report) -> str:
+    """`, config FILE` when the run read a config file the reason does not name already."""
+    path = report.config.config_file
+    if path is None:
+        return ""
+    shown = os.path.relpath(path, report.config.root).replace(os.sep, "/")
+    shown = path if shown.startswith("..") else shown
+    return "" if shown in report.facts.reason else f", config {shown}"
 
 
 def nothing_found(report: Report) -> bool:

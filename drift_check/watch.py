@@ -1,0 +1,44 @@
+"""`--watch`: check once, then again after every change under the root, until Ctrl-C.
+
+File events come from `watchfiles` (Rust's notify underneath), imported only here; its
+default filter already skips `.git`, `.venv`, `node_modules`, caches and editor swap files.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterable
+
+import click
+
+CLEAR = "\x1b[2J\x1b[H"
+
+
+def watch(root: str, check: Callable[[], object], ignored: Iterable[str] = ()) -> int:
+    """Run `check`, then run it again after each batch of changes under `root` (a file in
+    `ignored`, such as the report drift-check itself writes, does not count). Every run
+    starts with a cleared screen on a terminal and a separator line otherwise. Ctrl-C ends
+    the watch with exit code 0."""
+    import watchfiles
+
+    skip = {os.path.realpath(p) for p in ignored}
+    default = watchfiles.DefaultFilter()
+
+    def wanted(change: watchfiles.Change, path: str) -> bool:
+        return os.path.realpath(path) not in skip and default(change, path)
+
+    def rerun(why: str) -> None:
+        if sys.stdout.isatty():
+            click.echo(CLEAR, nl=False)
+        click.echo(f"drift-check: {why}", err=True)
+        check()
+
+    try:
+        rerun(f"watching {root} for changes (Ctrl-C to stop)")
+        for changes in watchfiles.watch(os.path.realpath(root), watch_filter=wanted):
+            n = len({path for _, path in changes})
+            rerun(f"{n} file{'s' if n != 1 else ''} changed; checking again (Ctrl-C to stop)")
+    except KeyboardInterrupt:
+        pass
+    return 0
