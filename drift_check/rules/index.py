@@ -37,7 +37,10 @@ def covers(marker: str, heading: str) -> bool:
     if not marker or not heading.startswith(marker):
         return False
     rest = heading[len(marker) :]
-    return bool(_CUT.match(rest)) or (marker.endswith(":") and rest.startswith(" "))
+    # as in `cuts`, a marker ending in `:` has text before it (a bare `:` is no marker)
+    return bool(_CUT.match(rest)) or (
+        len(marker) > 1 and marker.endswith(":") and rest.startswith(" ")
+    )
 
 
 Occurrences = dict[str, list[tuple[Consumer, Position]]]
