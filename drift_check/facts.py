@@ -489,6 +489,176 @@ class Manifests(NamedTuple):
 EMPTY_MANIFESTS = Manifests({}, (), (), (), (), ())
 
 
+class BlockValue(NamedTuple):
+    """A value of a structured block, with where it is written. Kinds: the JSON kinds
+    (`object`: a tuple of `BlockMember`; `array`: a tuple of `BlockValue`; `string`,
+    `number`, `boolean`, `null`: the Python value), `placeholder` (`<id>`, `{{VAR}}`, a string
+    holding one, `...`: any value; `value` is the text) and `alternatives` (`a | b`: a tuple
+    of `BlockValue`, each a literal to check)."""
+
+    kind: str
+    value: Any
+    position: Position
+    # a bare template scalar (`version: 1.0`): a string too, whatever it looks like
+    loose: bool = False
+    blank: bool = False  # `""` or `[]` in a template: a slot to fill, of its kind
+
+    def member(self, key: str) -> "BlockMember | None":
+        if self.kind != "object":
+            return None
+        return next((m for m in reversed(self.value) if m.key == key), None)
+
+
+class BlockMember(NamedTuple):
+    key: str
+    key_position: Position
+    value: BlockValue
+
+
+class SchemaExample(NamedTuple):
+    """One of a schema's own `examples` entries, or a `default`, with the subschema it must
+    satisfy (a JSON pointer into the schema)."""
+
+    pointer: str  # of the subschema holding the keyword
+    keyword: str  # "examples" or "default"
+    index: int  # the entry's index in `examples` (0 for a default)
+    value: BlockValue
+
+
+class SchemaPointer(NamedTuple):
+    """The schema side of a finding: a schema file, a JSON pointer into it, and where the
+    node it points at is written."""
+
+    path: str
+    pointer: str  # RFC 6901, "" for the document
+    position: Position
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.position.line} (`#{self.pointer}`)"
+
+
+class SchemaFile(NamedTuple):
+    """A JSON Schema file of the tree (`*.schema.json`, or named by `schema-pairs`), parsed
+    with positions. Its owner is the skill folder it sits in (directly, or in a `schemas/`,
+    `contracts/` or `assets/contracts/` subfolder of it), else the agent file it is named
+    after, else the plugin root whose `schemas/` folder holds it; "" for none."""
+
+    path: str
+    document: JsonValue | None  # None when the file is not valid JSON (a DC007 says why)
+    owner: str
+    role: str  # "input" or "output" (from the file name, else the title), or ""
+    names: tuple[str, ...]  # block names (`CONTEXT_RESULT`) its title or description name
+    identifier: str  # its `$id`, "" without one
+    examples: tuple[SchemaExample, ...] = ()  # its own `examples` and `default`s
+
+    def at(self, pointer: str) -> JsonValue | None:
+        """The node at a JSON pointer (RFC 6901, "" for the document), if there is one."""
+        return None if self.document is None else json_at(self.document, pointer)
+
+    def enums(self) -> tuple[tuple[str, JsonValue], ...]:
+        """Every `enum` array of the schema with its JSON pointer, in file order."""
+        out: list[tuple[str, JsonValue]] = []
+        todo: list[tuple[str, JsonValue]] = [] if self.document is None else [("", self.document)]
+        while todo:
+            pointer, node = todo.pop()
+            if node.kind == "object":
+                for member in node.value:
+                    child = f"{pointer}/{escape_pointer(member.key)}"
+                    if member.key == "enum" and member.value.kind == "array":
+                        out.append((child, member.value))
+                    todo.append((child, member.value))
+            elif node.kind == "array":
+                todo.extend((f"{pointer}/{i}", item) for i, item in enumerate(node.value))
+        return tuple(sorted(out, key=lambda e: (e[1].position.line, e[1].position.column)))
+
+
+def escape_pointer(key: str) -> str:
+    return key.replace("~", "~0").replace("/", "~1")
+
+
+def json_at(node: JsonValue, pointer: str) -> JsonValue | None:
+    """The node of `node` at a JSON pointer (`/properties/status`; "" is `node` itself)."""
+    if pointer.startswith("#"):
+        pointer = pointer[1:]
+    for token in pointer.split("/")[1:] if pointer else ():
+        key = token.replace("~1", "/").replace("~0", "~")
+        if node.kind == "object":
+            found = node.get(key)
+        elif node.kind == "array" and key.isdigit() and int(key) < len(node.value):
+            found = node.value[int(key)]
+        else:
+            found = None
+        if found is None:
+            return None
+        node = found
+    return node
+
+
+class StructuredBlock(NamedTuple):
+    """A structured block in a Markdown file: a fenced JSON block (```` ```json ````,
+    ```` ```json:contract ````, a `structured-info-strings` info string), a `<NAME>_RESULT:`
+    or `<NAME>_REQUEST:` template (inside a fence or not), or a dispatch template (a fenced
+    block whose fields start with `ACTION:` or `DATA:`)."""
+
+    path: str
+    position: Position  # the fence's opening run, or the template's name
+    kind: str  # "json", "template" or "dispatch"
+    info: str  # the fence's info string (its first word, lower case); "" outside a fence
+    name: str  # the template's name (`CONTEXT_RESULT`); "" for JSON and dispatch blocks
+    value: BlockValue | None  # None: JSON that does not parse (`problem` says why)
+    problem: str = ""
+    problem_position: Position | None = None
+    section: int = 0  # line of the heading whose section holds it (0: before any heading)
+    skills_named: tuple[str, ...] = ()  # skill folders its text names (`skills/x/SKILL.md`)
+    schema: str | None = None  # the schema file it claims to be, once paired
+    claim: str = ""  # how it was paired: "config", "$schema", "declared" or "owner"
+
+
+class FieldRow(NamedTuple):
+    """A row of a Markdown field table: the field (a dotted path, `[]` for an array's
+    items) and whether the table says it is required (None: no column, or a condition)."""
+
+    field: str
+    position: Position
+    required: bool | None
+
+
+class FieldTable(NamedTuple):
+    """A Markdown table documenting fields: a name column (`Field`, `Key`, `Property`,
+    `Name`, `Parameter`, `Attribute`) and a `Type` or `Required` column."""
+
+    path: str
+    position: Position  # the header row
+    section: int  # line of the heading whose section holds it
+    rows: tuple[FieldRow, ...]
+    mentions: tuple[str, ...]  # block names and `*.schema.json` names its section names
+    schema: str | None = None  # the schema it documents, once paired
+
+
+class FieldRead(NamedTuple):
+    """A consumer reading a field of a named block: `CONTEXT_RESULT.status` in Markdown,
+    `result["status"]` in Python, `result.status` in TypeScript."""
+
+    name: str  # the block name (`CONTEXT_RESULT`)
+    fields: tuple[str, ...]  # the path read (`("sections", "local_sources")`)
+    position: Position  # the name (or the variable holding the block)
+    language: str  # "markdown", "python" or "typescript"
+
+
+class Structured(NamedTuple):
+    """Structured contracts: schemas, the blocks and tables that claim them, and who reads
+    their fields."""
+
+    schemas: dict[str, SchemaFile]  # by path
+    blocks: tuple[StructuredBlock, ...]
+    tables: tuple[FieldTable, ...]
+    reads: tuple[FieldRead, ...]
+    names: dict[str, str] = {}  # noqa: RUF012 (never mutated) template name -> its schema
+
+
+EMPTY_STRUCTURED = Structured({}, (), (), ())
+
+
 class Facts(NamedTuple):
     """Everything the rules read. `derived` is where rules memoise what they compute from
     the facts (one per run); nothing else in here changes after the scan."""
@@ -536,3 +706,4 @@ class Facts(NamedTuple):
     # retired read tags in documents agents include or are told to Read that are not
     # consumers themselves (`references/planner-reviews.md`: "from `<files_to_read>`"), by path
     reference_reads: dict[str, tuple[ReadGate, ...]] = {}  # noqa: RUF012 (never mutated)
+    structured: Structured = EMPTY_STRUCTURED  # schemas, structured blocks and their readers

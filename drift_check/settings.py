@@ -169,6 +169,12 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("unassigned-phrases", STRINGS, [], "phrases introducing lists of skills in no frontmatter (DC803)"),
     Setting("hook-events", STRINGS, HOOK_EVENTS, "event names a hooks configuration may use (DC118); `extend-hook-events` adds one Claude Code gained since"),
     Setting("skill-tree-file", optional(STR), None, "the README whose fenced tree draws the skills folder (DC804, DC805)"),
+    Setting("structured-info-strings", STRINGS, ["json", "json:contract"], "info strings of fenced blocks read as structured JSON blocks (DC92x); a block of these pairs with a schema only by `$schema`, `schema-pairs` or, for `contract-info-strings`, its owner"),
+    Setting("contract-info-strings", STRINGS, ["json:contract"], "info strings that declare a contract block: one that is not valid JSON is reported (DC929), and a skill's only output schema is the one it claims"),
+    Setting("structured-template-names", REGEX, r"^[A-Z][A-Z0-9_]*_(?:RESULT|REQUEST)$", "names of YAML-like templates (`CONTEXT_RESULT:` alone on its line, its fields indented below)"),
+    Setting("dispatch-keys", STRINGS, ["ACTION", "DATA"], "a fenced block with one of these fields (`ACTION: collect`) at its left margin is a dispatch template"),
+    Setting("structured-schemas", GLOBS, ["**/*.schema.json"], "JSON Schema files: each is checked itself (DC920-DC922) and may be claimed by blocks"),
+    Setting("schema-pairs", NAME_MAP, {}, "which schema a block claims: a template name (`CONTEXT_RESULT`), or an info string with an optional ` in GLOB` (`json in skills/*/SKILL.md`), mapped to a schema file"),
 )  # fmt: skip
 
 EXTEND = "extend-"

@@ -29,6 +29,13 @@ def as_dict(report: Report) -> dict[str, Any]:
             item["agent"] = f.agent
         if f.marker is not None:
             item["marker"] = f.marker
+        if f.schema is not None:
+            item["schema"] = {
+                "path": f.schema.path,
+                "pointer": "#" + f.schema.pointer,
+                "line": f.schema.position.line,
+                "column": f.schema.position.column,
+            }
         if f.fix is not None:
             item["fix"] = {"applicability": f.fix.applicability, "description": f.fix.description}
         findings.append(item)

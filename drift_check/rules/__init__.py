@@ -14,7 +14,9 @@
 - `commands`    DC609  slash command frontmatter
 - `links`       DC7xx  links, anchors and sibling documents from skills and agents
 - `restated`    DC8xx  README tables, lists and trees that restate frontmatter and folders
-- `orphans`     DC9xx  information: skills nothing refers to
+- `orphans`     DC901  information: skills nothing refers to
+- `structured`  DC920-DC949  JSON Schemas, the blocks that claim them, their tables,
+                readers and dispatchers
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from drift_check.rules import (
     restated,
     roster,
     skills,
+    structured,
     suppressions,
     tools,
 )
@@ -59,6 +62,7 @@ ALL_RULES: tuple[Rule, ...] = tuple(
             *links.RULES,
             *restated.RULES,
             *orphans.RULES,
+            *structured.RULES,
         ),
         key=lambda r: r.code,
     )

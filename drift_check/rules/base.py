@@ -4,7 +4,7 @@ import inspect
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
-from drift_check.facts import Facts, Position
+from drift_check.facts import Facts, Position, SchemaPointer
 from drift_check.fixes.model import Applicability, Edit, Fix
 
 __all__ = ["Applicability", "Check", "Edit", "Finding", "Fix", "Hit", "Rule", "rule"]
@@ -18,6 +18,7 @@ class Hit(NamedTuple):
     agent: str | None = None
     marker: str | None = None
     fix: Fix | None = None
+    schema: SchemaPointer | None = None  # the schema side, for a finding about a schema
 
 
 class Finding(NamedTuple):
@@ -31,6 +32,7 @@ class Finding(NamedTuple):
     agent: str | None = None
     marker: str | None = None
     fix: Fix | None = None
+    schema: SchemaPointer | None = None
 
 
 Check = Callable[[Facts], Iterator[Hit]]
@@ -83,6 +85,7 @@ class Rule(NamedTuple):
                 hit.agent,
                 hit.marker,
                 hit.fix,
+                hit.schema,
             )
 
 

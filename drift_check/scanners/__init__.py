@@ -181,6 +181,16 @@ def build_facts(config: Config, discovered: Discovered | None = None) -> Facts:
     else:
         renamed = agents.values() if registry is not None else ()
     name_uses = _name_uses(repo, renamed, skills.values())
+    from drift_check.scanners.contracts import build_structured
+
+    structured = build_structured(
+        repo,
+        settings,
+        frozenset(p.rsplit("/", 1)[0] for p in skill_paths),
+        agent_paths,
+        frozenset(p.root for p in components.plugins),
+        problems,
+    )
     return Facts(
         root=config.root,
         preset=config.preset,
@@ -229,6 +239,7 @@ def build_facts(config: Config, discovered: Discovered | None = None) -> Facts:
         fenced_headings=fenced_headings,
         name_uses=name_uses,
         reference_reads=reference_reads,
+        structured=structured,
     )
 
 

@@ -1,0 +1,682 @@
+"""Validating blocks and examples against their schemas with jsonschema (and `referencing`).
+
+jsonschema is imported only when a tree has schemas. Each schema's validator is built once
+per run and kept in `facts.derived`. A block's value becomes a plain instance; what the
+block writes as a placeholder (`<id>`, `{{VAR}}`, a string holding one) stands for any value
+of any kind, so no error is taken at its place; a blank (`""`, `[]` in a template) is any
+value of its own kind; a bare template scalar (`version: 1.0`) may also be read as a string.
+`a | b` alternatives are checked one by one: the block is validated once per alternative
+index, and an error away from the alternatives counts only when every run has it (an `if`
+on a menu value is not the template's fault).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any, NamedTuple
+
+from drift_check.facts import (
+    BlockValue,
+    Facts,
+    JsonValue,
+    Position,
+    SchemaFile,
+    SchemaPointer,
+    escape_pointer,
+)
+
+Path = tuple[Any, ...]
+_SENTINEL = "\x00drift-check: any value\x00"
+_QUOTED = re.compile(r"'((?:[^'\\]|\\.)*)'")
+# keywords whose failure a bare template scalar may dodge by being read as text
+_TEXTUAL = frozenset({"type", "enum", "const", "pattern", "format", "minLength", "maxLength"})
+
+
+class Violation(NamedTuple):
+    """One thing a block or example does that its schema does not allow."""
+
+    kind: str  # "required", "additional" or "value"
+    position: Position  # where the block says it (the object, the key, the value)
+    subject: str  # the key missing or not allowed, or the value as written
+    message: str  # jsonschema's words for a value error
+    schema: SchemaPointer
+
+
+class Contracts:
+    """The tree's schemas as jsonschema validators, built once; where each subschema is
+    written, to name the schema side of a finding."""
+
+    def __init__(self, schemas: dict[str, SchemaFile]) -> None:
+        from jsonschema import validators
+        from referencing import Registry, Resource
+        from referencing.jsonschema import DRAFT202012
+
+        self.schemas = {p: s for p, s in schemas.items() if s.document is not None}
+        self.plain: dict[str, Any] = {}
+        self.where: dict[int, tuple[str, str]] = {}  # id(subschema) -> (path, pointer)
+        resources = []
+        for path, schema in sorted(self.schemas.items()):
+            assert schema.document is not None
+            document = self._plain(path, schema.document)
+            self.plain[path] = document
+            resource = Resource.from_contents(document, default_specification=DRAFT202012)
+            resources.append((f"file:///{path}", resource))
+            if schema.identifier:
+                resources.append((schema.identifier, resource))
+        self.registry = Registry().with_resources(resources)
+        self._validators: dict[str, Any] = {}
+        self._for = validators.validator_for
+
+    def _plain(self, path: str, node: JsonValue) -> Any:
+        """The node as json.loads gives it, recording where each object is written."""
+        where = self.where
+        if node.kind not in ("object", "array"):
+            return node.value
+        root: Any = {} if node.kind == "object" else []
+        where[id(root)] = (path, "")
+        todo: list[tuple[JsonValue, Any, str]] = [(node, root, "")]
+        while todo:
+            current, out, pointer = todo.pop()
+            pairs = (
+                ((m.key, m.value) for m in current.value)
+                if current.kind == "object"
+                else enumerate(current.value)
+            )
+            for key, child in pairs:
+                child_pointer = f"{pointer}/{escape_pointer(str(key))}"
+                if child.kind in ("object", "array"):
+                    value: Any = {} if child.kind == "object" else []
+                    where[id(value)] = (path, child_pointer)
+                    todo.append((child, value, child_pointer))
+                else:
+                    value = child.value
+                if current.kind == "object":
+                    out[key] = value
+                else:
+                    out.append(value)
+        return root
+
+    def validator(self, path: str) -> Any:
+        """The schema's validator, built once."""
+        found = self._validators.get(path)
+        if found is None:
+            document = self.plain[path]
+            cls = self._for(document) if isinstance(document, dict) else self._for({})
+            found = cls(document, registry=self.registry)
+            self._validators[path] = found
+        return found
+
+    def subschema(self, path: str, pointer: str) -> Any:
+        node: Any = self.plain[path]
+        for token in pointer.split("/")[1:] if pointer else ():
+            key = token.replace("~1", "/").replace("~0", "~")
+            node = node[int(key)] if isinstance(node, list) else node[key]
+        return node
+
+    def pointer(self, subschema: Any, keyword: str) -> SchemaPointer | None:
+        """Where `keyword` of a subschema is written."""
+        found = self.where.get(id(subschema))
+        if found is None:
+            return None
+        path, pointer = found
+        full = f"{pointer}/{escape_pointer(keyword)}" if keyword else pointer
+        schema = self.schemas[path]
+        node = schema.at(full) or schema.at(pointer)
+        position = node.position if node is not None else Position(path, 1, 1)
+        return SchemaPointer(path, full, position)
+
+    def violations(
+        self, path: str, value: BlockValue, pointer: str = "", upper_keys: bool = False
+    ) -> list[Violation]:
+        """What `value` does that the schema at `path` (its subschema at `pointer`) does
+        not allow. `upper_keys`: the block writes the schema's lower-case keys in upper case
+        (`JOB_NAME:` for `job_name`)."""
+        from jsonschema.exceptions import UnknownType
+        from referencing.exceptions import Unresolvable
+
+        validator = self.validator(path)
+        if pointer:
+            validator = validator.evolve(schema=self.subschema(path, pointer))
+        menus = _menus(value)
+        runs = max((len(m.value) for m in menus.values()), default=1)
+        common: dict[tuple[Any, ...], Violation] | None = None
+        chosen: list[Violation] = []
+        for run in range(runs):
+            nodes: dict[Path, BlockValue] = {}
+            instance = _instance(value, run, nodes, upper_keys)
+            found: dict[tuple[Any, ...], Violation] = {}
+            try:
+                errors = list(validator.iter_errors(instance))
+            except (Unresolvable, UnknownType, RecursionError, ValueError, TypeError, re.error):
+                # a `$ref` outside the tree, a pattern Python cannot compile, a schema its
+                # meta-schema rejects (DC920 says so): nothing to say about the block
+                return []
+            for error in errors:
+                if _excused(error, nodes, validator):
+                    continue
+                at = tuple(error.absolute_path)
+                for violation in self._explain(error, at, nodes, instance):
+                    if at in menus:
+                        chosen.append(violation)
+                    else:
+                        found[(violation.kind, violation.subject, violation.schema)] = violation
+            common = found if common is None else {k: v for k, v in common.items() if k in found}
+        out = list((common or {}).values()) + chosen
+        unique = {(v.kind, v.position, v.subject, v.schema.pointer): v for v in out}
+        return sorted(unique.values(), key=lambda v: (v.position.line, v.position.column))
+
+    def _explain(
+        self, error: Any, at: Path, nodes: dict[Path, BlockValue], instance: Any
+    ) -> Iterator[Violation]:
+        node = nodes.get(at)
+        here = node.position if node is not None else None
+        if error.validator == "required" and isinstance(error.instance, dict):
+            schema = self.pointer(error.schema, "required")
+            missing = [k for k in error.validator_value if k not in error.instance]
+            for key in missing:
+                if here is not None and schema is not None:
+                    yield Violation("required", here, key, error.message, schema)
+            return
+        if error.validator in ("additionalProperties", "unevaluatedProperties") and isinstance(
+            error.instance, dict
+        ):
+            schema = self.pointer(error.schema, error.validator)
+            if schema is None:
+                return
+            for key in _extra_keys(error):
+                member = nodes.get((*at, key))
+                where = nodes.get(at)
+                position = _key_position(where, key) if where is not None else None
+                if position is None and member is not None:
+                    position = member.position
+                if position is not None:
+                    yield Violation("additional", position, key, error.message, schema)
+            return
+        schema = self.pointer(error.schema, str(error.validator))
+        if here is None or schema is None:
+            return
+        shown = _shown(node) if node is not None else repr(error.instance)
+        yield Violation("value", here, shown, error.message, schema)
+
+    def lookup(self, path: str, fields: tuple[str, ...]) -> Lookup:
+        """Follow `fields` (`"[]"` for an array's items) down the schema at `path`, through
+        `$ref`, `allOf`/`anyOf`/`oneOf`, `then`/`else` and array `items`; a key is matched
+        exactly, else case-insensitively (`JOB_NAME` for `job_name`)."""
+        levels = self._expand([self.plain[path]])
+        result = Lookup("open", "", None)
+        for key in fields:
+            if key == "[]" or key.isdigit():
+                levels = self._expand(_items(levels))
+                if not levels:
+                    return Lookup("open", key, None)
+                continue
+            if not any(isinstance(lv.get("properties"), dict) for lv, _ in levels):
+                items = _items(levels)
+                if items:  # `errors.phase`: a field of the array's items
+                    levels = self._expand(items)
+            result, levels = self._step(levels, key)
+            if result.state != "found":
+                return result
+        return result
+
+    def _step(self, levels: Levels, key: str) -> tuple[Lookup, Levels]:
+        found: list[Any] = []
+        required: bool | None = None
+        required_at: SchemaPointer | None = None
+        declares = closed = False
+        for level, base in levels:
+            properties = level.get("properties")
+            if isinstance(properties, dict):
+                declares = True
+                match = properties.get(key)
+                if match is None:
+                    match = next(
+                        (v for k, v in properties.items() if k.lower() == key.lower()), None
+                    )
+                if isinstance(match, (dict, bool)):
+                    found.append(match)
+                    listed = level.get("required", [])
+                    named = isinstance(listed, list) and any(
+                        str(r).lower() == key.lower() for r in listed
+                    )
+                    if base:
+                        required = bool(required) or named
+                        if required_at is None or named:
+                            keyword = "required" if "required" in level else "properties"
+                            required_at = self.pointer(level, keyword)
+            patterns = level.get("patternProperties")
+            if isinstance(patterns, dict) and patterns:
+                declares = True
+                found.extend(v for p, v in patterns.items() if _search(p, key))
+            extra = level.get("additionalProperties", level.get("unevaluatedProperties"))
+            if isinstance(extra, dict) or extra is True:
+                found.append(extra)
+            closed = closed or extra is False
+        if not found:
+            if not declares:
+                return Lookup("open", key, None), []
+            level = next(lv for lv, _ in levels if isinstance(lv.get("properties"), dict))
+            return Lookup("missing", key, self.pointer(level, "properties")), []
+        if any(f is True or (isinstance(f, dict) and not f) for f in found) and not any(
+            isinstance(f, dict) and f for f in found
+        ):
+            return Lookup("found", key, None, required, required_at), []  # any value below
+        first = next(f for f in found if isinstance(f, dict))
+        here = Lookup("found", key, self.pointer(first, ""), required, required_at)
+        return here, self._expand([f for f in found if isinstance(f, dict)])
+
+    def _expand(self, roots: list[Any]) -> Levels:
+        """The subschemas that describe the same level as `roots`: theirs, their `$ref`
+        targets and their `allOf` branches (their `required` counts), and their `anyOf`,
+        `oneOf`, `then`, `else` branches (conditional: it does not)."""
+        out: Levels = []
+        seen: set[int] = set()
+        todo = [(r, True) for r in roots if isinstance(r, dict)]
+        while todo:
+            node, base = todo.pop()
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            out.append((node, base))
+            ref = node.get("$ref")
+            if isinstance(ref, str):
+                target = self.resolve(node, ref)
+                if isinstance(target, dict):
+                    todo.append((target, base))
+            for keyword, counts in (("allOf", True), ("anyOf", False), ("oneOf", False)):
+                branches = node.get(keyword)
+                if isinstance(branches, list):
+                    todo.extend((b, base and counts) for b in branches if isinstance(b, dict))
+            for keyword in ("then", "else"):
+                branch = node.get(keyword)
+                if isinstance(branch, dict):
+                    todo.append((branch, False))
+        return out
+
+    def resolve(self, node: Any, ref: str) -> Any:
+        """The target of a `$ref` written in `node`: a pointer in the same file, or a schema
+        of the tree by path (relative to the file) or by `$id`, with its fragment."""
+        import posixpath
+
+        where = self.where.get(id(node))
+        if where is None:
+            return None
+        path = where[0]
+        target_path, _, fragment = ref.partition("#")
+        if target_path:
+            by_id = {s.identifier: p for p, s in self.schemas.items() if s.identifier}
+            joined = posixpath.normpath(posixpath.join(posixpath.dirname(path), target_path))
+            if target_path in by_id:
+                path = by_id[target_path]
+            elif joined in self.plain:
+                path = joined
+            else:
+                return None
+        if fragment and not fragment.startswith("/"):
+            return None  # an `$anchor`: not followed
+        try:
+            return self.subschema(path, fragment)
+        except (KeyError, IndexError, ValueError, TypeError):
+            return None
+
+
+def _extra_keys(error: Any) -> list[str]:
+    if error.validator == "additionalProperties" and error.validator_value is False:
+        declared = error.schema.get("properties", {})
+        patterns = list(error.schema.get("patternProperties", {}))
+        out = []
+        for key in error.instance:
+            if key in declared:
+                continue
+            if any(_search(p, key) for p in patterns):
+                continue
+            out.append(key)
+        return out
+    return [m.group(1) for m in _QUOTED.finditer(error.message.split("(", 1)[-1])]
+
+
+def _search(pattern: str, key: str) -> bool:
+    try:
+        return re.search(pattern, key) is not None
+    except re.error:
+        return True
+
+
+def _key_position(node: BlockValue, key: str) -> Position | None:
+    member = node.member(key)
+    if member is None:  # written in upper case (`JOB_NAME:` for `job_name`)
+        member = next((m for m in node.value if m.key.lower() == key), None)
+    return None if member is None else member.key_position
+
+
+def _shown(node: BlockValue) -> str:
+    if node.kind == "string":
+        return node.value
+    if node.kind == "null":
+        return "null"
+    if node.kind == "boolean":
+        return "true" if node.value else "false"
+    if node.kind in ("object", "array"):
+        return node.kind
+    return str(node.value)
+
+
+def _menus(value: BlockValue) -> dict[Path, BlockValue]:
+    """The alternatives nodes of a value, by instance path."""
+    out: dict[Path, BlockValue] = {}
+    todo: list[tuple[Path, BlockValue]] = [((), value)]
+    while todo:
+        path, node = todo.pop()
+        if node.kind == "alternatives":
+            out[path] = node
+        elif node.kind == "object":
+            todo.extend(((*path, m.key), m.value) for m in node.value)
+        elif node.kind == "array":
+            todo.extend(((*path, i), item) for i, item in enumerate(node.value))
+    return out
+
+
+def _instance(value: BlockValue, run: int, nodes: dict[Path, BlockValue], upper: bool) -> Any:
+    """The plain instance of a block value for one run (each menu at its `run`-th
+    alternative), filling `nodes` with the value written at each instance path."""
+
+    def leaf(node: BlockValue, path: Path) -> Any:
+        if node.kind == "alternatives":
+            options = node.value
+            if run < len(options):
+                nodes[path] = options[run]
+                return options[run].value
+            nodes[path] = BlockValue("placeholder", "", node.position)
+            return _SENTINEL
+        nodes[path] = node
+        return _SENTINEL if node.kind == "placeholder" else node.value
+
+    if value.kind not in ("object", "array"):
+        return leaf(value, ())
+    root: Any = {} if value.kind == "object" else []
+    nodes[()] = value
+    todo: list[tuple[BlockValue, Any, Path]] = [(value, root, ())]
+    while todo:
+        node, out, path = todo.pop()
+        if node.kind == "object":
+            pairs: list[tuple[Any, BlockValue]] = [
+                (m.key.lower() if upper else m.key, m.value) for m in node.value
+            ]
+        else:
+            pairs = list(enumerate(node.value))
+        for key, child in pairs:
+            child_path = (*path, key)
+            if child.kind in ("object", "array"):
+                built: Any = {} if child.kind == "object" else []
+                nodes[child_path] = child
+                todo.append((child, built, child_path))
+            else:
+                built = leaf(child, child_path)
+            if node.kind == "object":
+                out[key] = built
+            else:
+                out.append(built)
+    return root
+
+
+def _excused(error: Any, nodes: dict[Path, BlockValue], validator: Any) -> bool:
+    """Whether an error is only a placeholder, a blank or a bare scalar being what the
+    template means."""
+    at = tuple(error.absolute_path)
+    node = nodes.get(at)
+    if node is not None:
+        if node.kind == "placeholder":
+            return True
+        if node.blank and error.validator != "type":
+            return True
+        if node.loose and error.validator in _TEXTUAL:
+            text = _shown(node)
+            if error.validator == "type" and "string" in _types(error.validator_value):
+                return True
+            probe = validator.evolve(schema={error.validator: error.validator_value})
+            if probe.is_valid(text):
+                return True
+    if error.validator in ("anyOf", "oneOf") and error.context:
+        branches: dict[Any, list[Any]] = {}
+        for sub in error.context:
+            branches.setdefault(sub.relative_schema_path[0], []).append(sub)
+        count = len(error.validator_value)
+        if len(branches) < count:
+            return True  # some branch had no error at all (oneOf: more than one matched)
+        return any(all(_excused(s, nodes, validator) for s in subs) for subs in branches.values())
+    return error.validator in ("oneOf", "not", "if", "contains") and _holds_placeholder(at, nodes)
+
+
+def _types(value: Any) -> list[str]:
+    return [value] if isinstance(value, str) else list(value or [])
+
+
+def _holds_placeholder(at: Path, nodes: dict[Path, BlockValue]) -> bool:
+    n = len(at)
+    return any(p[:n] == at and v.kind == "placeholder" for p, v in nodes.items())
+
+
+def contracts(facts: Facts) -> Contracts:
+    """The run's validators (built on first use)."""
+    found = facts.derived.get("contracts")
+    if found is None:
+        found = Contracts(facts.structured.schemas)
+        facts.derived["contracts"] = found
+    return found
+
+
+class Lookup(NamedTuple):
+    """Where a field path leads in a schema: `found` (with whether its level requires it,
+    when that is unconditional), `missing` (the level that should declare `key` does not) or
+    `open` (the schema does not say: no `properties` there, or any key is allowed)."""
+
+    state: str
+    key: str
+    level: SchemaPointer | None
+    required: bool | None = None
+    required_at: SchemaPointer | None = None  # the level's `required` (or its properties)
+
+
+Levels = list[tuple[Any, bool]]  # subschemas of one level; bool: its `required` counts
+
+
+def _items(levels: Levels) -> list[Any]:
+    out = []
+    for level, _ in levels:
+        items = level.get("items")
+        if isinstance(items, dict):
+            out.append(items)
+        prefix = level.get("prefixItems")
+        if isinstance(prefix, list):
+            out.extend(p for p in prefix if isinstance(p, dict))
+    return out
+
+
+def upper_keys(checker: Contracts, path: str, value: BlockValue) -> bool:
+    """Whether a block writes in upper case (`JOB_NAME:`) the keys its schema writes in
+    lower case (`job_name`)."""
+    if value.kind != "object" or not value.value:
+        return False
+    if not all(m.key.isupper() for m in value.value):
+        return False
+    document = checker.plain[path]
+    properties = document.get("properties") if isinstance(document, dict) else None
+    if not isinstance(properties, dict) or not properties:
+        return False
+    return not any(k.isupper() for k in properties)
+
+
+def meta_problems(facts: Facts, path: str) -> list[tuple[str, str]]:
+    """(pointer, message) for each place the schema at `path` breaks its meta-schema, and
+    each local `$ref` that points at nothing."""
+    from jsonschema import exceptions, validators
+
+    checker = contracts(facts)
+    document = checker.plain[path]
+    out: list[tuple[str, str]] = []
+    if isinstance(document, (dict, bool)):
+        cls = validators.validator_for(document) if isinstance(document, dict) else None
+        cls = cls or validators.validator_for({})
+        meta = facts.derived.setdefault("meta-validators", {})
+        if cls not in meta:
+            meta[cls] = cls(cls.META_SCHEMA, format_checker=cls.FORMAT_CHECKER)
+        dialect = cls.META_SCHEMA.get("$schema", cls.__name__)
+        seen: set[str] = set()
+        for error in meta[cls].iter_errors(document):
+            best = exceptions.best_match([error])
+            pointer = "".join(f"/{escape_pointer(str(p))}" for p in best.absolute_path)
+            if pointer in seen:
+                continue
+            seen.add(pointer)
+            out.append(
+                (
+                    pointer,
+                    f"schema breaks its meta-schema ({dialect}) at `#{pointer}`:"
+                    f" {best.message}; fix the schema",
+                )
+            )
+    else:
+        out.append(("", "schema is not a JSON object (nor `true`/`false`); fix the schema"))
+    schema = checker.schemas[path]
+    for pointer, ref in _local_refs(schema):
+        fragment = ref[1:]
+        if fragment.startswith("/") and schema.at(fragment) is None:
+            out.append(
+                (
+                    pointer,
+                    f"`$ref` `{ref}` points at nothing in this schema; fix the pointer or"
+                    " restore the definition",
+                )
+            )
+    return out
+
+
+def _local_refs(schema: SchemaFile) -> list[tuple[str, str]]:
+    """(pointer of the `$ref` value, the reference) for each `"$ref": "#..."`."""
+    out: list[tuple[str, str]] = []
+    if schema.document is None:
+        return out
+    todo: list[tuple[str, JsonValue]] = [("", schema.document)]
+    while todo:
+        pointer, node = todo.pop()
+        if node.kind == "object":
+            for member in node.value:
+                child = f"{pointer}/{escape_pointer(member.key)}"
+                if member.key == "$ref" and member.value.kind == "string":
+                    if member.value.value.startswith("#"):
+                        out.append((child, member.value.value))
+                elif member.key not in ("enum", "const", "examples", "default"):
+                    todo.append((child, member.value))
+        elif node.kind == "array":
+            todo.extend((f"{pointer}/{i}", item) for i, item in enumerate(node.value))
+    return sorted(out)
+
+
+class VacuousIf(NamedTuple):
+    position: Position  # the key inside the `if`'s `properties`
+    level: str  # pointer of the schema whose `if` it is
+    key: str
+    never: bool  # the `if` also requires the key: it never holds
+    elsewhere: str  # pointer of a `properties` that declares the key, "" for none
+
+
+def vacuous_ifs(schema: SchemaFile) -> list[VacuousIf]:
+    """Each `if` that tests a property its level does not have (see DC922)."""
+    document = schema.document
+    if document is None:
+        return []
+    declared_at: dict[str, str] = {}  # key -> first `properties` pointer declaring it
+    conditions: list[tuple[str, JsonValue, JsonValue]] = []  # (level pointer, level, if)
+    todo: list[tuple[str, JsonValue, str, JsonValue | None]] = [("", document, "", None)]
+    while todo:
+        pointer, node, parent_pointer, parent = todo.pop()
+        if node.kind == "array":
+            todo.extend(
+                (f"{pointer}/{i}", item, parent_pointer, parent)
+                for i, item in enumerate(node.value)
+            )
+            continue
+        if node.kind != "object":
+            continue
+        condition = node.get("if")
+        if condition is not None and condition.kind == "object":
+            # an `if` inside `allOf` entries tests the level holding the `allOf`
+            in_branch = pointer.rsplit("/", 2)[-2:-1] in (["allOf"], ["anyOf"], ["oneOf"])
+            level_pointer, level = (
+                (parent_pointer, parent) if in_branch and parent is not None else (pointer, node)
+            )
+            conditions.append((level_pointer, level, condition))
+        for member in node.value:
+            child = f"{pointer}/{escape_pointer(member.key)}"
+            if member.key == "properties" and member.value.kind == "object" and "/if" not in child:
+                for prop in member.value.value:
+                    declared_at.setdefault(prop.key, child)
+            if member.key in ("enum", "const", "examples", "default"):
+                continue
+            if member.key in ("allOf", "anyOf", "oneOf"):
+                todo.append((child, member.value, pointer, node))
+            else:
+                todo.append((child, member.value, pointer, node))
+    out = []
+    for level_pointer, level, condition in conditions:
+        keys = _level_keys(schema, level)
+        if keys is None:
+            continue
+        tested = condition.get("properties")
+        if tested is None or tested.kind != "object":
+            continue
+        required = condition.get("required")
+        required_keys = (
+            {v.value for v in required.value if v.kind == "string"}
+            if required is not None and required.kind == "array"
+            else set()
+        )
+        closed = any(
+            (extra := level.get(k)) is not None and extra.kind == "boolean" and not extra.value
+            for k in ("additionalProperties", "unevaluatedProperties")
+        )
+        for member in tested.value:
+            if member.key in keys:
+                continue
+            elsewhere = declared_at.get(member.key, "")
+            if not (closed or elsewhere):
+                continue
+            out.append(
+                VacuousIf(
+                    member.key_position,
+                    level_pointer,
+                    member.key,
+                    member.key in required_keys,
+                    elsewhere,
+                )
+            )
+    return sorted(out)
+
+
+def _level_keys(schema: SchemaFile, level: JsonValue) -> set[str] | None:
+    """The property names a level declares (its own, its `allOf`/`anyOf`/`oneOf` branches',
+    local `$ref` targets'); None when it declares none or has `patternProperties`."""
+    keys: set[str] = set()
+    todo = [level]
+    seen: set[int] = set()
+    while todo:
+        node = todo.pop()
+        if id(node) in seen or node.kind != "object":
+            continue
+        seen.add(id(node))
+        if node.get("patternProperties") is not None:
+            return None
+        properties = node.get("properties")
+        if properties is not None and properties.kind == "object":
+            keys.update(m.key for m in properties.value)
+        for keyword in ("allOf", "anyOf", "oneOf"):
+            branches = node.get(keyword)
+            if branches is not None and branches.kind == "array":
+                todo.extend(branches.value)
+        ref = node.get("$ref")
+        if ref is not None and ref.kind == "string" and ref.value.startswith("#/"):
+            target = schema.at(ref.value[1:])
+            if target is not None:
+                todo.append(target)
+    return keys or None

@@ -1,0 +1,78 @@
+"""Structured contracts of a tree: its schema files, the structured blocks and field tables
+of its Markdown, who reads their fields, and which schema each claims."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from drift_check.facts import (
+    EMPTY_STRUCTURED,
+    FieldRead,
+    FieldTable,
+    InputProblem,
+    Structured,
+    StructuredBlock,
+)
+from drift_check.scanners.files import Repo, matches
+
+
+def build_structured(
+    repo: Repo,
+    settings: dict[str, Any],
+    skill_dirs: frozenset[str],
+    agent_paths: Iterable[str],
+    plugin_roots: frozenset[str],
+    problems: list[InputProblem],
+) -> Structured:
+    """Schemas first; with none (and none configured) only the JSON blocks and templates of
+    the files already read are scanned, for the rules that read them without a schema."""
+    skip = tuple(settings["discovery-skip"])
+    configured = [p for p in settings["schema-pairs"].values() if repo.exists(p)]
+    schema_paths = [
+        p
+        for p in {*repo.glob(settings["structured-schemas"]), *configured}
+        if not (skip and matches(p, skip))
+    ]
+    schemas: dict[str, Any] = {}
+    if schema_paths:
+        from drift_check.scanners.schemas import scan_schemas
+
+        schemas = scan_schemas(
+            repo, schema_paths, skill_dirs, agent_paths, plugin_roots, settings, problems
+        )
+    markdown = {p for p in repo.sources() if p.endswith(".md")}
+    if schemas:
+        # every skill's documents: templates and examples sit beside SKILL.md
+        folders = {s.owner for s in schemas.values() if s.owner and not s.owner.endswith(".md")}
+        folders.update(p.rsplit("/", 1)[0] for p in schemas if "/" in p)
+        folders.update(skill_dirs)
+        prefixes = tuple(f + "/" for f in folders)
+        markdown.update(p for p in repo.files() if p.endswith(".md") and p.startswith(prefixes))
+        globs = [k.partition(" in ")[2].strip() for k in settings["schema-pairs"]]
+        markdown.update(p for p in repo.glob([g for g in globs if g]) if p.endswith(".md"))
+    paths = sorted(p for p in markdown if not (skip and matches(p, skip)))
+    if not paths:
+        return EMPTY_STRUCTURED
+    from drift_check.scanners.markdown import scan
+    from drift_check.scanners.structured import scan_structured, worth_scanning
+
+    blocks: list[StructuredBlock] = []
+    tables: list[FieldTable] = []
+    reads: list[FieldRead] = []
+    names = re.compile(settings["structured-template-names"])
+    for path in paths:
+        source = repo.read(path)
+        if source is None or not worth_scanning(source.text, settings, names, bool(schemas)):
+            continue
+        found = scan_structured(source, scan(source.text), settings, bool(schemas))
+        blocks.extend(found.blocks)
+        tables.extend(found.tables)
+        reads.extend(found.reads)
+    if not schemas:
+        return Structured({}, tuple(blocks), (), ())
+    from drift_check.scanners.schemas import pair
+
+    paired, paired_tables, by_name = pair(blocks, tables, schemas, skill_dirs, settings)
+    return Structured(schemas, tuple(paired), tuple(paired_tables), tuple(reads), by_name)
