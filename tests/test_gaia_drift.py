@@ -59,7 +59,8 @@ PLANTED = {
 MATRIX_ROW = "skills/README.md:69:3"
 FRONTMATTER_ENTRY = "agents/gaia-operator.md:9:5"
 
-_FAMILIES = ("DC5", "DC6", "DC7", "DC8", "DC9")
+# structured contracts (DC92x and up) are planted in their own fixture trees
+_FAMILIES = ("DC5", "DC6", "DC7", "DC8", "DC90")
 # rules this tree cannot show beside the others, with where their cases are instead
 _NOT_PLANTABLE = {
     "DC806": "a tree whose matrix is checked has one; tests/fixtures/rules/DC806.yaml",
