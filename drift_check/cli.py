@@ -1,4 +1,4 @@
-"""Command line: `drift-check [PATH]`, `drift-check rules`, `drift-check explain CODE`.
+"""Command line: `drift-check [PATH]...`, `drift-check rules`, `drift-check explain CODE`.
 
 Exit codes: 0 clean, 1 findings, 2 usage, configuration or internal error.
 """
@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from drift_check.engine import Report
     from drift_check.filters import BaselineEntry
     from drift_check.fixes.rounds import Outcome
+    from drift_check.project import Project
     from drift_check.rules.base import Finding
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -62,9 +63,10 @@ class Command(click.Command):
 
 
 class Options(NamedTuple):
-    """The main command's arguments, as click passes them."""
+    """The main command's arguments, as click passes them, and the project its paths name."""
 
-    path: str
+    path: str  # the project's root
+    project: Project
     select: tuple[str, ...]
     extend_select: tuple[str, ...]
     ignore: tuple[str, ...]
@@ -100,7 +102,7 @@ Other commands (each with -h):
   drift-check init [PATH]    write a starter .drift-check.yaml for what discovery finds
   drift-check packs [FILE]   check rule packs: the shipped presets, or your own""",
 )
-@click.argument("path", default=".", type=click.Path(file_okay=False))
+@click.argument("paths", nargs=-1, type=click.Path())
 @click.option(
     "--select", multiple=True, metavar="CODES", help="Only these codes or prefixes (comma list)."
 )
@@ -186,9 +188,12 @@ Other commands (each with -h):
     __version__, "--version", prog_name="drift-check", help="Print the version and exit."
 )
 @click.help_option("-h", "--help", help="Print this help and exit.")
-def check(path: str, **given: Any) -> int:
-    """Check the agent contracts of the repository at PATH (default: current directory)."""
-    options = Options(path=path, **given)
+def check(paths: tuple[str, ...], **given: Any) -> int:
+    """Check the agent contracts of the project that holds PATHS (files or folders; default:
+    the current folder) and report the findings at PATHS."""
+    project = _project(paths)
+    path = project.root
+    options = Options(path=path, project=project, **given)
     if options.fix:
         _lock_tree(path)
     if not options.watch:
@@ -230,17 +235,16 @@ def _check(o: Options) -> int:
         if o.fmt == "text" and o.output is None:
             return EXIT_CLEAN
     elif not o.quiet:
-        click.echo(banner(report), err=True)
+        click.echo(banner(report) + o.project.note(), err=True)
     if o.verbose:
         _say_what_was_read(report)
     if o.baseline_out is not None:
         from drift_check.filters import baseline_text
 
+        recorded = o.project.restrict(report.findings)
         with open(o.baseline_out, "w", encoding="utf-8") as fh:
-            fh.write(baseline_text(list(report.findings), report.facts))
-        click.echo(
-            f"drift-check: recorded {len(report.findings)} findings in {o.baseline_out}", err=True
-        )
+            fh.write(baseline_text(list(recorded), report.facts))
+        click.echo(f"drift-check: recorded {len(recorded)} findings in {o.baseline_out}", err=True)
         return EXIT_CLEAN
     write_failed = False
     fixed: list[Finding] | None = None
@@ -252,7 +256,7 @@ def _check(o: Options) -> int:
         # on the command line cannot create a finding of another
         narrowed = bool(select or ignore)
         full = run(config) if narrowed else report
-        targets, frozen = _targets(o.baseline_file, {r.code for r in report.rules})
+        targets, frozen = _targets(o.baseline_file, {r.code for r in report.rules}, o.project)
         outcome = run_rounds(
             full, lambda texts: run(config, overlay=texts), o.unsafe_fixes, targets, frozen
         )
@@ -277,7 +281,8 @@ def _check(o: Options) -> int:
         if phases is not None:
             phases["fixes"] = perf_counter() - fixing
     if o.baseline_file is not None:
-        report = _against_baseline(report, o.baseline_file)
+        report = _against_baseline(report, o.baseline_file, o.project)
+    report = report._replace(findings=o.project.restrict(report.findings))
     reporting = perf_counter()
     color = _color(o.color, o.output, o.fmt)
     if o.statistics:
@@ -389,14 +394,27 @@ def _lock_tree(path: str) -> None:
     click.get_current_context().call_on_close(lambda: os.close(fd))
 
 
+def _project(paths: tuple[str, ...]) -> Project:
+    from drift_check.project import PathError, locate
+
+    try:
+        return locate(paths)
+    except PathError as exc:
+        raise UsageError(str(exc)) from None
+
+
 def _targets(
-    baseline_file: str | None, codes: set[str]
+    baseline_file: str | None, codes: set[str], project: Project
 ) -> tuple[Callable[[Report], list[Finding]], Callable[[Report], list[Finding]]]:
-    """The findings `--fix` may touch (those of the rules that ran, `codes`, that the
-    baseline does not hold), and the findings the baseline holds, whose keys a fix must not
-    change."""
+    """The findings `--fix` may touch (those at the given paths of the rules that ran,
+    `codes`, that the baseline does not hold), and the findings the baseline holds, whose
+    keys a fix must not change."""
     if baseline_file is None:
-        return (lambda report: [f for f in report.findings if f.code in codes]), (lambda r: [])
+
+        def fixable(report: Report) -> list[Finding]:
+            return [f for f in project.restrict(report.findings) if f.code in codes]
+
+        return fixable, (lambda r: [])
     from drift_check.filters import apply_baseline
 
     baseline = _read_baseline(baseline_file)
@@ -404,7 +422,8 @@ def _targets(
     def split(report: Report) -> tuple[list[Finding], list[Finding]]:
         new = apply_baseline(list(report.findings), report.facts, baseline)[0]
         recorded = set(report.findings) - set(new)
-        return [f for f in new if f.code in codes], [f for f in report.findings if f in recorded]
+        fixable = [f for f in project.restrict(new) if f.code in codes]
+        return fixable, [f for f in report.findings if f in recorded]
 
     return (lambda report: split(report)[0]), (lambda report: split(report)[1])
 
@@ -456,14 +475,14 @@ def _read_baseline(baseline_file: str) -> dict[BaselineEntry, int]:
         raise UsageError(str(exc)) from None
 
 
-def _against_baseline(report: Report, baseline_file: str) -> Report:
-    """The report without the findings the baseline holds; entries that no longer occur are
-    listed on stderr, so the baseline can be shrunk."""
+def _against_baseline(report: Report, baseline_file: str, project: Project) -> Report:
+    """The report without the findings the baseline holds; entries at the given paths that
+    no longer occur are listed on stderr, so the baseline can be shrunk."""
     from drift_check.filters import apply_baseline
 
     baseline = _read_baseline(baseline_file)
     new, stale = apply_baseline(list(report.findings), report.facts, baseline)
-    for entry in stale:
+    for entry in (e for e in stale if project.covers(e.path)):
         click.echo(
             f"drift-check: baseline entry no longer occurs: {entry.code} {entry.path}"
             " (rewrite the baseline with --baseline-write)",
