@@ -183,7 +183,7 @@ Other commands (each with -h):
 )
 @click.option("--quiet", "-q", is_flag=True, help="Do not print which packs were used.")
 @click.option("--verbose", "-v", is_flag=True, help="Print config, packs, files read and timings.")
-@click.option("--watch", is_flag=True, help="Check again on every change under PATH.")
+@click.option("--watch", is_flag=True, help="Check again on every change in the project.")
 @click.version_option(
     __version__, "--version", prog_name="drift-check", help="Print the version and exit."
 )

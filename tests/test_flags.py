@@ -374,7 +374,7 @@ def test_preset_forces_a_pack_and_an_unknown_one_lists_the_known(tmp_path: Path,
 
 
 def test_a_missing_path_is_one_line(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
-    assert _one_error(cli(str(tmp_path / "nowhere"))).endswith("nowhere: not a directory")
+    assert _one_error(cli(str(tmp_path / "nowhere"))).endswith("nowhere: does not exist")
 
 
 def _wait_for(read: Any, pattern: str, count: int, timeout: float) -> str:
