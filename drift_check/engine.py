@@ -1,10 +1,10 @@
-"""The pipeline: config -> scanners -> facts -> rules -> findings."""
+"""The pipeline: config -> scanners -> facts -> rules -> suppression -> findings."""
 
 from time import perf_counter
 from typing import NamedTuple
 
 from drift_check.config import Config
-from drift_check.facts import Facts
+from drift_check.facts import Facts, Suppressions
 from drift_check.rules import Finding, Rule, selected
 from drift_check.scanners import build_facts, discover_tree
 
@@ -24,9 +24,10 @@ def run(
     phases: dict[str, float] | None = None,
 ) -> Report:
     """Scan the tree once, run every selected rule over the facts, drop what suppression
-    comments and per-file ignores cover, return the findings sorted. `overlay` maps paths to
-    texts read instead of the files (fixes checked in memory); `phases` adds up the seconds
-    each stage took (`--verbose`)."""
+    comments and per-file ignores cover, run the rules that read what the suppression stage
+    left, return the findings sorted. `overlay` maps paths to texts read instead of the
+    files (fixes checked in memory); `phases` adds up the seconds each stage took
+    (`--verbose`)."""
     clock = _Clock(phases)
     discovered = discover_tree(config, overlay)
     config = discovered.config
@@ -36,16 +37,29 @@ def run(
     rules = selected(select or config.select, config.ignore + ignore)
     found: set[Finding] = set()
     for r in rules:
-        found.update(r.findings(facts, config.severities.get(r.code)))
+        if r.reads == "facts":
+            found.update(r.findings(facts, config.severities.get(r.code)))
     findings = sorted(found)
     clock.lap("rules")
+    suppressions = Suppressions()
     if facts.directives or config.per_file_ignores:
-        from drift_check.filters import suppress
+        from drift_check.filters import Scope, suppress
 
-        unused = next((r for r in rules if r.code == "DC010"), None)
-        if unused is not None and config.severities.get("DC010"):
-            unused = unused._replace(severity=config.severities["DC010"])
-        findings = suppress(findings, facts, config.per_file_ignores, tuple(rules), unused)
+        scope = Scope(
+            frozenset(r.code for r in rules if r.reads == "facts"),
+            frozenset(r.code for r in selected(config.select, config.ignore) if r.reads == "facts"),
+        )
+        findings, suppressions = suppress(findings, facts, config.per_file_ignores, scope)
+    late: set[Finding] = set()
+    for r in rules:
+        if r.reads == "suppressions":
+            late.update(r.findings(suppressions, config.severities.get(r.code)))
+    if late:  # they report on the comments, which cannot hide them; the config can
+        from drift_check.filters import per_file_ignored
+
+        findings = sorted(
+            [*findings, *(f for f in late if not per_file_ignored(f, config.per_file_ignores))]
+        )
     clock.lap("suppressions")
     return Report(config, facts, tuple(rules), tuple(findings))
 

@@ -321,13 +321,43 @@ class SkillTree(NamedTuple):
 
 
 class Directive(NamedTuple):
-    """A suppression comment: `ignore[...]` covers its own line and the next one,
-    `ignore-file[...]` the whole file."""
+    """A suppression comment as written (`<!-- drift-check: ignore[DC701] reason -->`, or
+    `# drift-check: ...` in Python and in YAML frontmatter). What it covers is decided by
+    the suppression stage (`drift_check/filters.py`); see docs/suppressions.md."""
 
-    position: Position
-    whole_file: bool
-    codes: tuple[str, ...]  # codes or prefixes, upper case
+    position: Position  # where the comment starts: `<!--` or `#`
+    kind: str  # ignore, ignore-file, disable-next-line, disable, enable; or a word that is none
+    codes: tuple[Named, ...] | None  # each code (upper-cased) where written; None: no brackets
     reason: str
+    alone: bool = False  # nothing but blanks and comments on its line
+
+
+class IdleSuppression(NamedTuple):
+    """A directive, or a code in it, that does nothing: what the suppression stage hands to
+    the rules that read it (DC010). `why` says what is wrong:
+
+    - `unused`: it covered no finding (`codes`: its idle entries; empty: all codes);
+      `lines`: the lines it covers (last 0: to the end of the file); `next_line`: for an
+      `ignore` after text, the next line when a finding it names is left there (0: none);
+    - `unknown-code`: a code no rule has (at the code, `codes` holds it); `rule-name`: a
+      rule's name instead of its code (`codes`: the name and the code); `not-suppressible`:
+      the code of a rule that reports on suppressions themselves;
+    - `no-code`: empty brackets; `unknown-kind`: a word that is no directive's;
+      `codes-unbracketed`: a code written after the word without brackets (`codes`: it);
+      `no-disable`: an `enable`, or a code of it (`codes`), that ends no `disable`."""
+
+    directive: Directive
+    position: Position
+    why: str
+    codes: tuple[str, ...] = ()
+    lines: tuple[int, int] = (0, 0)
+    next_line: int = 0
+
+
+class Suppressions(NamedTuple):
+    """The suppression stage's output, as the rules that run after it read it."""
+
+    idle: tuple[IdleSuppression, ...] = ()
 
 
 class ReadGate(NamedTuple):

@@ -295,6 +295,30 @@ CASES = [
         fill("# drift-check: ignore[DC1] x\n"),
         id="python directive: one per line",
     ),
+    pytest.param(
+        run_directives, fill("<!-- drift-check: ignore "), id="directive: bare heads, no -->"
+    ),
+    pytest.param(
+        run_directives, fill("<!-- drift-check: disable -->"), id="directive: bare, many on a line"
+    ),
+    pytest.param(
+        run_directives, fill("a-", "<!-- drift-check: "), id="directive: a long word of hyphens"
+    ),
+    pytest.param(
+        run_directives,
+        fill("# drift-check: ignore[DC1] x\n", "---\n", "---\n"),
+        id="frontmatter directive: one per line",
+    ),
+    pytest.param(
+        run_directives,
+        fill(" # drift-check: ignore[DC1]", "---\nk: v", "\n---\n"),
+        id="frontmatter directive: many in one comment",
+    ),
+    pytest.param(
+        run_directives,
+        fill(" # drift-check: ignore[DC1]", "---\nk: '", "'\n---\n"),
+        id="frontmatter directive: many in a quoted scalar",
+    ),
     # --- links, definitions and anchors ------------------------------------------------------
     pytest.param(run_links, fill("]("), id="links: ]( repeated, no )"),
     pytest.param(run_links, fill("](<"), id="links: ](< repeated"),

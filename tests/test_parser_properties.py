@@ -217,7 +217,12 @@ def test_suppression_parser_never_raises(text: str, path: str) -> None:
         line = lines[d.position.line - 1]
         assert line[d.position.column - 1 :].startswith("#" if path.endswith(".py") else "<!--")
         assert "\n" not in d.reason
-        assert all(c and c == c.strip() and "," not in c and "]" not in c for c in d.codes)
+        if path.endswith(".md"):  # a Markdown directive closes on its own line
+            assert "-->" in line[d.position.column - 1 :]
+        for c in d.codes or ():
+            assert c.name and c.name == c.name.strip() and "," not in c.name and "]" not in c.name
+            assert c.position.line == d.position.line
+            assert line[c.position.column - 1 :].upper().startswith(c.name)
 
 
 @PROPERTY
@@ -740,7 +745,7 @@ def python_directive(kind: str, codes: tuple[str, ...] | list[str], reason: str)
 
 @PROPERTY
 @given(
-    st.sampled_from(["ignore", "ignore-file"]),
+    st.sampled_from(["ignore", "ignore-file", "disable-next-line", "disable", "enable"]),
     st.lists(CODE, max_size=4),
     REASON,
     st.sampled_from([("a.md", markdown_directive), ("hook.py", python_directive)]),
@@ -757,14 +762,15 @@ def test_suppression_comment_survives_print_and_parse(
 ) -> None:
     path, write = form
     [first] = find_directives(Source(path, write(kind, codes, reason) + "\n"))
-    assert first.whole_file == (kind == "ignore-file")
-    assert first.codes == tuple(c.strip().upper() for c in codes if c.strip())
+    assert first.kind == kind
+    written = tuple(c.name for c in first.codes or ())
+    assert written == tuple(c.strip().upper() for c in codes if c.strip())
     if path.endswith(".md") and "-->" not in reason:
         assert first.reason == reason.strip(" \t")
-    [again] = find_directives(Source(path, write(kind, first.codes, first.reason) + "\n"))
-    assert (again.whole_file, again.codes, again.reason) == (
-        first.whole_file,
-        first.codes,
+    [again] = find_directives(Source(path, write(kind, written, first.reason) + "\n"))
+    assert (again.kind, tuple(c.name for c in again.codes or ()), again.reason) == (
+        first.kind,
+        written,
         first.reason,
     )
 

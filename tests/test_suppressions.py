@@ -149,3 +149,124 @@ def test_excluded_files_are_not_checked_but_still_exist(tmp_path: Path, cli, mon
     assert not [
         p for p in opened if "orphan" in p or "legacy" in p or p.endswith(("old.md", "execute.md"))
     ]
+
+
+SKILL_HEAD = "---\nname: investigation\ndescription: Use when diagnosing a failure.\n---\n\n"
+SKILL = "skills/investigation/SKILL.md"
+
+
+def _skill(tmp_path: Path, body: str, extra: dict[str, str] | None = None) -> Path:
+    return write_tree(tmp_path, tree_files("gaia", {SKILL: SKILL_HEAD + body, **(extra or {})}))
+
+
+def test_a_trailing_comment_no_longer_hides_the_next_line(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    root = _skill(
+        tmp_path,
+        "See [a](a.md). <!-- drift-check: ignore[DC701] a is generated -->\nSee [b](b.md).\n",
+    )
+    run = cli(str(root), "--format", "json", "-q", "--select", "DC010,DC701")
+    # line 6's own finding is covered; line 7's is not, and the comment was used
+    assert _codes(run) == [("DC701", SKILL, 7)]
+
+
+def test_scopes_of_every_form(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    lines = [
+        "<!-- drift-check: ignore[DC701] -->",  # 6: alone, covers 7
+        "See [a](a.md).",  # 7: covered
+        "See [b](b.md).",  # 8: reported
+        "Text. <!-- drift-check: disable-next-line[DC701] -->",  # 9
+        "See [c](c.md).",  # 10: covered
+        "See [d](d.md).",  # 11: reported
+        "<!-- drift-check: disable[DC701] -->",  # 12
+        "See [e](e.md).",  # 13: covered
+        "See [f](f.md). <!-- drift-check: enable[DC701] -->",  # 14: the enable's line is covered
+        "See [g](g.md).",  # 15: reported
+        "<!-- drift-check: disable -->",  # 16: every code
+        "See [h](h.md) and reference.md.",  # 17: covered (DC701, DC703)
+        "<!-- drift-check: enable -->",  # 18
+        "See [i](i.md).",  # 19: reported
+    ]
+    root = _skill(tmp_path, "\n".join(lines) + "\n")
+    run = cli(str(root), "--format", "json", "-q", "--select", "DC010,DC7")
+    assert _codes(run) == [("DC701", SKILL, n) for n in (8, 11, 15, 19)]
+
+
+def test_a_disable_shown_in_a_fence_hides_nothing(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    root = _skill(
+        tmp_path,
+        "Turn a rule off for a block:\n\n```markdown\n<!-- drift-check: disable -->\n```\n\n"
+        "See [a](a.md).\n",
+    )
+    run = cli(str(root), "--format", "json", "-q", "--select", "DC010,DC701")
+    assert _codes(run) == [("DC701", SKILL, 12)]
+
+
+def test_yaml_comments_in_frontmatter(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    agent = (
+        "---\n"
+        "name: developer\n"
+        "description: 'Mentions # drift-check: ignore[DC605] in a string, which is text'\n"
+        "tools: Read, Bridge  # drift-check: ignore[DC605] our MCP bridge\n"
+        "disallowedTools: Deploy\n"
+        "notes: |\n"
+        "  # drift-check: ignore[DC608] a block scalar's line is text\n"
+        "# drift-check: ignore reviewed\n"
+        "color: blue\n"
+        "---\nBody.\n"
+    )
+    root = write_tree(tmp_path, tree_files("gaia", {"agents/developer.md": agent}))
+    run = cli(str(root), "--format", "json", "-q", "--select", "DC010,DC6")
+    assert _codes(run) == [
+        ("DC605", "agents/developer.md", 5),  # the comment on line 4 covers line 4 only
+        ("DC608", "agents/developer.md", 6),  # `notes` is not a known key
+    ]
+
+
+def test_python_comments_of_every_form(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    # DC401 reports a file once, at its first tag
+    files = {
+        "hooks/bare.py": "A = '<files_to_read>'  # drift-check: ignore quoted to explain it\n",
+        "hooks/block.py": (
+            "# drift-check: disable[DC401] the old tags, listed on purpose\n"
+            "A = 1\n"
+            "# drift-check: enable[DC401]\n"
+            "B = '<files_to_read>'\n"
+        ),
+        "hooks/next.py": (
+            "'<files_to_read>'  # drift-check: disable-next-line[DC401] not this line\n"
+        ),
+    }
+    root = write_tree(tmp_path, tree_files("gsd", files))
+    run = cli(str(root), "--format", "json", "-q")
+    assert _codes(run) == [
+        ("DC010", "hooks/block.py", 1),
+        ("DC401", "hooks/block.py", 4),
+        ("DC401", "hooks/next.py", 1),
+        ("DC010", "hooks/next.py", 1),  # after the tag, at the comment's column
+    ]
+
+
+def test_unused_comments_follow_the_config(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    root = _skill(tmp_path, "Text. <!-- drift-check: ignore[DC999] -->\n")
+    run = cli(str(root), "--format", "json", "-q")
+    [finding] = run.json()["findings"]
+    assert (finding["code"], finding["line"], finding["column"]) == ("DC010", 6, 32)
+    assert finding["severity"] == "warning"
+    (root / ".drift-check.yaml").write_text("severity:\n  DC010: error\n", encoding="utf-8")
+    assert cli(str(root), "--format", "json", "-q").json()["findings"][0]["severity"] == "error"
+    (root / ".drift-check.yaml").write_text(
+        "per-file-ignores:\n  skills/**: [DC010]\n", encoding="utf-8"
+    )
+    assert _codes(cli(str(root), "--format", "json", "-q")) == []
+    # a run without DC010 says nothing about suppressions
+    (root / ".drift-check.yaml").unlink()
+    assert _codes(cli(str(root), "--format", "json", "-q", "--ignore", "DC010")) == []
+
+
+def test_a_baseline_holds_an_unused_suppression(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    root = _skill(tmp_path / "repo", "Text. <!-- drift-check: ignore[DC701] -->\n")
+    baseline = tmp_path / "baseline.json"
+    assert cli(str(root), "--baseline-write", str(baseline), "-q").code == 0
+    assert '"code": "DC010"' in baseline.read_text()
+    run = cli(str(root), "--baseline", str(baseline), "--format", "json", "-q")
+    assert _codes(run) == []

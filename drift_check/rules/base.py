@@ -2,12 +2,22 @@
 
 import inspect
 from collections.abc import Callable, Iterator
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
-from drift_check.facts import Facts, Position, SchemaPointer
+from drift_check.facts import Facts, Position, SchemaPointer, Suppressions
 from drift_check.fixes.model import Applicability, Edit, Fix
 
-__all__ = ["Applicability", "Check", "Edit", "Finding", "Fix", "Hit", "Rule", "rule"]
+__all__ = [
+    "Applicability",
+    "Check",
+    "Edit",
+    "Finding",
+    "Fix",
+    "Hit",
+    "Rule",
+    "SuppressionCheck",
+    "rule",
+]
 
 
 class Hit(NamedTuple):
@@ -36,6 +46,9 @@ class Finding(NamedTuple):
 
 
 Check = Callable[[Facts], Iterator[Hit]]
+# a rule that reads what the suppression stage left (DC010), not the facts
+SuppressionCheck = Callable[[Suppressions], Iterator[Hit]]
+READS = ("facts", "suppressions")
 
 
 class Rule(NamedTuple):
@@ -45,11 +58,12 @@ class Rule(NamedTuple):
     code: str
     name: str
     severity: str
-    check: Check
+    check: Callable[[Any], Iterator[Hit]]  # a Check, or a SuppressionCheck (see `reads`)
     failing_example: str
     passing_example: str
     blind_spot: bool = False  # beyond GSD's own check-contract-drift
     fix: Applicability | None = None  # what its fixes are, when the rule offers one
+    reads: str = "facts"  # or "suppressions": it runs after the suppression stage, on its output
 
     @property
     def _doc(self) -> tuple[str, str]:
@@ -72,8 +86,12 @@ class Rule(NamedTuple):
     def passing(self) -> str:
         return inspect.cleandoc(self.passing_example)
 
-    def findings(self, facts: Facts, severity: str | None = None) -> Iterator[Finding]:
-        for hit in self.check(facts):
+    def findings(
+        self, given: Facts | Suppressions, severity: str | None = None
+    ) -> Iterator[Finding]:
+        """The rule's findings over what it reads (`reads`): the facts, or the suppression
+        stage's output."""
+        for hit in self.check(given):
             yield Finding(
                 hit.position.path,
                 hit.position.line,
@@ -98,12 +116,17 @@ def rule(
     passing: str,
     blind_spot: bool = False,
     fix: Applicability | str | None = None,
-) -> Callable[[Check], Rule]:
+    reads: str = "facts",
+) -> Callable[[Callable[[Any], Iterator[Hit]]], Rule]:
     """Declare a rule. The check's docstring is its documentation: the first paragraph is
-    the summary, the rest says why it matters and what to do."""
+    the summary, the rest says why it matters and what to do. `reads`: "facts" (the scan's
+    model), or "suppressions" (the suppression stage's output: the check then runs after
+    every rule that reads facts, on what suppression comments did with their findings)."""
+    if reads not in READS:
+        raise ValueError(f"{code}: reads is one of {READS}, not {reads!r}")
 
-    def wrap(check: Check) -> Rule:
+    def wrap(check: Callable[[Any], Iterator[Hit]]) -> Rule:
         declared = None if fix is None else Applicability(fix)
-        return Rule(code, name, severity, check, failing, passing, blind_spot, declared)
+        return Rule(code, name, severity, check, failing, passing, blind_spot, declared, reads)
 
     return wrap

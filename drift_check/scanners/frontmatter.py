@@ -177,6 +177,15 @@ def _hint(problem: str) -> str:
     return "fix the YAML at this position"
 
 
+def closing_line(text: str) -> int:
+    """Where the `\n---` that closes the frontmatter of `text` (opened by `---\n`) starts;
+    -1 when it is never closed. The body is `text[4 : end + 1]`."""
+    end = text.find("\n---", 3)
+    while end >= 0 and text[end + 4 : end + 5] not in ("", "\n", " ", "\t"):
+        end = text.find("\n---", end + 4)
+    return end
+
+
 def read_frontmatter(
     source: Source, max_depth: int = MAX_DEPTH, max_aliases: int = MAX_ALIASES
 ) -> Frontmatter:
@@ -186,9 +195,7 @@ def read_frontmatter(
     text = source.text
     if not text.startswith("---\n"):
         return Frontmatter(None, {}, None)
-    end = text.find("\n---", 3)
-    while end >= 0 and text[end + 4 : end + 5] not in ("", "\n", " ", "\t"):
-        end = text.find("\n---", end + 4)
+    end = closing_line(text)
     if end < 0:
         problem = InputProblem(
             Position(source.path, 1, 1),
