@@ -270,3 +270,22 @@ def test_a_baseline_holds_an_unused_suppression(tmp_path: Path, cli) -> None:  #
     assert '"code": "DC010"' in baseline.read_text()
     run = cli(str(root), "--baseline", str(baseline), "--format", "json", "-q")
     assert _codes(run) == []
+
+
+def _doc_block(language: str, after: str) -> str:
+    """The first ```language block of docs/suppressions.md after the heading `after`."""
+    page = (Path(__file__).resolve().parents[1] / "docs" / "suppressions.md").read_text()
+    section = page.split(after, 1)[1]
+    return section.split(f"```{language}\n", 1)[1].split("```\n", 1)[0]
+
+
+def test_the_documented_examples_do_what_the_page_says(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    example = _doc_block("markdown", "## What each word covers")
+    root = _skill(tmp_path, example)
+    run = cli(str(root), "--format", "json", "-q")
+    # only `b.md` (the line after a comment that follows text) is reported
+    assert _codes(run) == [("DC701", SKILL, 6 + example.split("\n").index("See [b](b.md)."))]
+    frontmatter = _doc_block("yaml", "In frontmatter the same holds")
+    agent = frontmatter.replace("name: developer\n", "name: developer\ndescription: Codes.\n")
+    root = write_tree(tmp_path / "agent", tree_files("gaia", {"agents/developer.md": agent}))
+    assert _codes(cli(str(root), "--format", "json", "-q", "--select", "DC010,DC6")) == []
