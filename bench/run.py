@@ -35,6 +35,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NamedTuple
 
+from contracts import generate_contracts
 from marketplace import Counts, generate_marketplace
 from measure import (
     Job,
@@ -56,6 +57,7 @@ from report import (
     render_marketplace,
     render_phase_columns,
     render_phases,
+    render_structured,
     write_doc,
 )
 from synth import BUILTIN, generate, generate_skills, measure_profile, tree_size
@@ -69,6 +71,8 @@ LINEAR_SLACK = 1.2  # 100x may take at most 100 x (1x time) x this
 SKILLS_TARGET_S = 1.0  # the skills-heavy tree, median wall time (issue 3)
 MARKETPLACE_TARGET_PLUGINS = 200
 MARKETPLACE_TARGET_S = 1.0  # 200 plugins, median wall time (issue 10)
+STRUCTURED_TARGET_SKILLS = 500
+STRUCTURED_TARGET_S = 1.0  # 500 skills, two schemas and ten blocks each, cold (issue 14)
 
 
 class Context(NamedTuple):
@@ -94,7 +98,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument(
         "--suite",
-        choices=("gsd", "marketplace"),
+        choices=("gsd", "marketplace", "structured"),
         default="gsd",
         help="which trees to time (default gsd)",
     )
@@ -123,6 +127,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         type=_counts,
         default=[25, 50, 100, 200, 400],
         help="marketplace: numbers of plugins (default 25,50,100,200,400)",
+    )
+    p.add_argument(
+        "--skills",
+        type=_counts,
+        default=[125, 250, 500],
+        help="structured: numbers of skills with contracts (default 125,250,500)",
     )
     p.add_argument("--seed", type=int, default=1, help="generator seed (default 1)")
     p.add_argument("--corpus", type=Path, default=CORPUS, help="gsd: the real tree to time")
@@ -175,7 +185,9 @@ def bench(args: argparse.Namespace, runner: Runner) -> int:
     if tmp.resolve().is_relative_to(PROJECT):
         raise SystemExit(f"bench: temporary directory {tmp} is inside the project")
     ctx = Context(exe, interp, py, f"{version}, {install}")
-    suite = gsd_suite if args.suite == "gsd" else marketplace_suite
+    suite = {"gsd": gsd_suite, "marketplace": marketplace_suite, "structured": structured_suite}[
+        args.suite
+    ]
     try:
         return suite(args, runner, ctx, tmp)
     finally:
@@ -226,7 +238,11 @@ def finish(args: argparse.Namespace, block: str, suite: str, verdicts: Verdicts)
     print()
     print(block)
     if not args.no_write:
-        heading = "Results" if suite == "gsd" else "Results: plugin marketplaces"
+        heading = {
+            "gsd": "Results",
+            "marketplace": "Results: plugin marketplaces",
+            "structured": "Results: structured contracts",
+        }[suite]
         write_doc(args.doc, block, suite, heading)
         print(f"\nbench: wrote the table into {args.doc}")
     if args.check and verdicts.failures:
@@ -484,6 +500,33 @@ def marketplace_suite(args: argparse.Namespace, runner: Runner, ctx: Context, tm
         results["`python -c pass`"].stats.median,
     )
     return finish(args, block, "marketplace", verdicts)
+
+
+def structured_suite(args: argparse.Namespace, runner: Runner, ctx: Context, tmp: Path) -> int:
+    """Skills packages with contracts (bench/contracts.py): the floor, then each size cold,
+    `drift-check TREE -q --format json`; the findings compared with the planted defects."""
+    jobs = floor_jobs(ctx, tmp / "empty")
+    trees = []
+    for n in sorted(set(args.skills)):
+        root = tmp / f"contracts-{n}"
+        counts = generate_contracts(root, n, args.seed)
+        print(f"bench: generated {n} skills: {counts.files} files", flush=True)
+        trees.append((n, counts, root))
+        jobs.append(Job(f"{n} skills", [ctx.exe, str(root), "-q", "--format", "json"], root, (1,)))
+    results, loads = measure_with_load(jobs, args, runner)
+    verdicts = Verdicts()
+    rows = []
+    for n, counts, _ in trees:
+        got = results[f"{n} skills"]
+        found = json.loads(got.outputs[0])["summary"]["findings"] if got.outputs[0] else None
+        rows.append((n, counts, found, got.stats))
+    target = next((r for r in rows if r[0] == STRUCTURED_TARGET_SKILLS), rows[-1])
+    verdicts.add(
+        target[3].median <= STRUCTURED_TARGET_S and not target[3].timed_out,
+        f"{target[0]} skills: median {target[3].median:.3f} s <= {STRUCTURED_TARGET_S} s",
+    )
+    block = render_structured(rows, results, metadata(args, ctx, loads), verdicts.lines, args.seed)
+    return finish(args, block, "structured", verdicts)
 
 
 if __name__ == "__main__":

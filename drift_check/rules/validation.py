@@ -48,6 +48,8 @@ class Contracts:
     written, to name the schema side of a finding."""
 
     def __init__(self, schemas: dict[str, SchemaFile]) -> None:
+        from urllib.parse import quote
+
         from jsonschema import validators
         from referencing import Registry, Resource
         from referencing.jsonschema import DRAFT202012
@@ -61,12 +63,15 @@ class Contracts:
             document = self._plain(path, schema.document)
             self.plain[path] = document
             resource = Resource.from_contents(document, default_specification=DRAFT202012)
-            resources.append((f"file:///{path}", resource))
+            resources.append((f"file:///{quote(path)}", resource))
             if schema.identifier:
                 resources.append((schema.identifier, resource))
-        self.registry = Registry().with_resources(resources)
+        self.registry = Registry().with_resources(resources).crawl()
+        # one validator holds the registry (building one combines it with the dialects'
+        # meta-schemas, linear in its size); each schema is reached from it by `$ref`, so its
+        # own `$id`, `$schema` and relative references apply
+        self._root = validators.Draft202012Validator({}, registry=self.registry)
         self._validators: dict[str, Any] = {}
-        self._for = validators.validator_for
 
     def _plain(self, path: str, node: JsonValue) -> Any:
         """The node as json.loads gives it, recording where each object is written."""
@@ -97,14 +102,16 @@ class Contracts:
                     out.append(value)
         return root
 
-    def validator(self, path: str) -> Any:
-        """The schema's validator, built once."""
-        found = self._validators.get(path)
+    def validator(self, path: str, pointer: str = "") -> Any:
+        """The validator of the schema at `path` (of its subschema at `pointer`), built
+        once."""
+        key = f"{path}#{pointer}"
+        found = self._validators.get(key)
         if found is None:
-            document = self.plain[path]
-            cls = self._for(document) if isinstance(document, dict) else self._for({})
-            found = cls(document, registry=self.registry)
-            self._validators[path] = found
+            from urllib.parse import quote
+
+            found = self._root.evolve(schema={"$ref": f"file:///{quote(path)}#{quote(pointer)}"})
+            self._validators[key] = found
         return found
 
     def subschema(self, path: str, pointer: str) -> Any:
@@ -135,9 +142,7 @@ class Contracts:
         from jsonschema.exceptions import UnknownType
         from referencing.exceptions import Unresolvable
 
-        validator = self.validator(path)
-        if pointer:
-            validator = validator.evolve(schema=self.subschema(path, pointer))
+        validator = self.validator(path, pointer)
         menus = _menus(value)
         runs = max((len(m.value) for m in menus.values()), default=1)
         common: dict[tuple[Any, ...], Violation] | None = None
@@ -518,14 +523,17 @@ def meta_problems(facts: Facts, path: str) -> list[tuple[str, str]]:
     if isinstance(document, (dict, bool)):
         cls = validators.validator_for(document) if isinstance(document, dict) else None
         cls = cls or validators.validator_for({})
-        meta = facts.derived.setdefault("meta-validators", {})
-        if cls not in meta:
-            meta[cls] = cls(cls.META_SCHEMA, format_checker=cls.FORMAT_CHECKER)
+        from drift_check.rules.metaschema import MetaChecker
+
+        meta = facts.derived.get("meta-checker")
+        if meta is None:
+            meta = facts.derived["meta-checker"] = MetaChecker()
         dialect = cls.META_SCHEMA.get("$schema", cls.__name__)
         seen: set[str] = set()
-        for error in meta[cls].iter_errors(document):
+        for at, error in meta.problems(cls, document):
             best = exceptions.best_match([error])
-            pointer = "".join(f"/{escape_pointer(str(p))}" for p in best.absolute_path)
+            where = (*at, *best.absolute_path)
+            pointer = "".join(f"/{escape_pointer(str(p))}" for p in where)
             if pointer in seen:
                 continue
             seen.add(pointer)
