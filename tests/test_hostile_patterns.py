@@ -18,7 +18,10 @@ a pattern repeats, with a tail that makes the match fail late:
   mentions (`scanners/agents.py`), restated lists, tables and trees (`scanners/restated.py`),
   and the frontmatter fast path (`scanners/frontmatter.py`);
 - JSON manifests (`scanners/json_parser.py`: blanks, numbers, strings and escapes, many
-  members, nesting) and the script a hook command runs (`scanners/manifests.py`).
+  members, nesting) and the script a hook command runs (`scanners/manifests.py`);
+- structured blocks (`scanners/structured.py`): `NAME:` template lines, deep and wide
+  template bodies, colons before blanks, placeholders and menus, `NAME.field` reads, skill
+  paths and schema file names, field tables.
 
 Many matches in one file are covered too: a position computed from the top of the file for
 each match made such files quadratic as well.
@@ -58,6 +61,7 @@ from drift_check.scanners.restated import (
     find_unassigned,
     matrix_not_found,
 )
+from drift_check.scanners.structured import scan_structured
 from drift_check.settings import check
 
 SIZE = 100_000
@@ -185,6 +189,12 @@ def run_script_word(text: str, repo: Repo) -> object:
 
 def run_heading_text(text: str, repo: Repo) -> object:
     return heading_text(text)
+
+
+def run_structured(text: str, repo: Repo) -> None:
+    from drift_check.settings import resolve
+
+    scan_structured(Source("a.md", text), scan(text), resolve([]), True)
 
 
 CASES = [
@@ -462,6 +472,30 @@ CASES = [
     pytest.param(run_json, fill('{"a":', "", "1"), id="json: deep objects"),
     pytest.param(run_json, fill("[1,", "", "]"), id="json: deep lists of items"),
     pytest.param(run_json, fill("\n", "{", '"a":}'), id="json: many lines before an error"),
+    pytest.param(run_structured, fill("A_RESULT:\n"), id="structured: template names"),
+    pytest.param(
+        run_structured, fill("  a: <b | c>\n", "X_RESULT:\n"), id="structured: wide template"
+    ),
+    pytest.param(run_structured, fill(" ", "X_RESULT:\n", "a:"), id="structured: deep indent"),
+    pytest.param(run_structured, fill(":", "", " \tx"), id="structured: colons, blanks"),
+    pytest.param(run_structured, fill("a | ", "X_RESULT:\n  k: ", "<"), id="structured: menu"),
+    pytest.param(run_structured, fill("<a", "X_RESULT:\n  k: ", ""), id="structured: open <"),
+    pytest.param(run_structured, fill("{{a", "X_RESULT:\n  k: ", "}"), id="structured: open {{"),
+    pytest.param(run_structured, fill("A.a", "", "."), id="structured: NAME.field reads"),
+    pytest.param(
+        run_structured, fill("a/", "```\nACTION: x\n", "SKILL.md"), id="structured: paths"
+    ),
+    pytest.param(
+        run_structured,
+        fill(".schema.json", "x", "\n| Field | Type |\n|---|---|\n| `a` | b |\n"),
+        id="structured: schema names",
+    ),
+    pytest.param(
+        run_structured,
+        fill("| `a.b[]` | c | yes |\n", "| Key | Type | Required |\n|-|-|-|\n"),
+        id="structured: field table rows",
+    ),
+    pytest.param(run_structured, fill("  - \n", "X_RESULT:\n"), id="structured: empty items"),
     pytest.param(run_script_word, fill("a ", "bash ", "'"), id="hook command: many words"),
     pytest.param(run_script_word, fill("\\'", "'", ""), id="hook command: quotes"),
     pytest.param(run_script_word, fill("&&", "x ", ""), id="hook command: operators"),

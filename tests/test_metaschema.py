@@ -126,13 +126,30 @@ def test_each_break_is_found_where_jsonschema_finds_it(cls, place, key, value) -
 
 _json = st.recursive(
     st.none() | st.booleans() | st.integers(-3, 3) | st.sampled_from(["string", "x", "^a", ""]),
-    lambda inner: st.lists(inner, max_size=3)
-    | st.dictionaries(
-        st.sampled_from(["type", "properties", "items", "required", "enum", "minimum", "allOf",
-                         "anyOf", "not", "additionalProperties", "$ref", "title", "a"]),
-        inner,
-        max_size=4,
-    ),  # fmt: skip
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(
+            st.sampled_from(
+                [
+                    "type",
+                    "properties",
+                    "items",
+                    "required",
+                    "enum",
+                    "minimum",
+                    "allOf",
+                    "anyOf",
+                    "not",
+                    "additionalProperties",
+                    "$ref",
+                    "title",
+                    "a",
+                ]
+            ),
+            inner,
+            max_size=4,
+        )
+    ),
     max_leaves=12,
 )
 

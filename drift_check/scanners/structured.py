@@ -53,8 +53,7 @@ _UPPER_KEY = re.compile(r"([A-Z][A-Z0-9_]*):(?:[ \t]+|$)")
 _LINE_END_COLON = re.compile(r":[ \t]*\r?(?=\n|\Z)")
 _NAME_LINE = re.compile(r"([ \t]*)([A-Z][A-Z0-9_]*)")
 _READ = re.compile(r"\b([A-Z][A-Z0-9_]*)((?:\.[A-Za-z_][A-Za-z0-9_]*)+)")
-_SKILL_PATH = re.compile(r"(?:^|[\s`'\"(/])(?:[\w.-]+/)*([\w.-]+)/SKILL\.md\b")
-_SCHEMA_NAME = re.compile(r"[\w.-]+\.schema\.json\b")
+_FOLDER = re.compile(r"[\w.-]+")
 _WORD = re.compile(r"\b[A-Z][A-Z0-9_]+\b")
 # fences whose content may be a dispatch prompt
 _PROSE_INFOS = frozenset({"", "text", "txt", "plain", "markdown", "md", "prompt", "yaml", "yml"})
@@ -404,8 +403,10 @@ def scan_structured(
     blocks: list[StructuredBlock] = []
     headers = [h for h in _headers(text) if names.fullmatch(h[2])]
     header_lines: set[int] = set()
+    start = last = 0
     for offset, indent, name in headers:
-        start = text.count("\n", 0, offset)  # 0-based line of the name
+        start += text.count("\n", last, offset)  # 0-based line of the name (offsets grow)
+        last = offset
         fence = markdown.fence_at(start + 1)
         if fence is not None and (fence.info.split() or [""])[0].lower() in infos:
             continue
@@ -514,9 +515,20 @@ def _dispatch(
 
 def _skills_named(text: str) -> tuple[str, ...]:
     """Skills a block names by their `SKILL.md` path (`skills/context-collector/SKILL.md`)."""
-    if "SKILL.md" not in text:
-        return ()
-    return tuple(sorted({m.group(1) for m in _SKILL_PATH.finditer(text)}))
+    return tuple(sorted(set(_before_each(text, "/SKILL.md"))))
+
+
+def _before_each(text: str, suffix: str) -> list[str]:
+    """The file or folder name (`[\\w.-]+`, at most 255 characters) written right before
+    each `suffix`; found with `find`, each read backwards a bounded way."""
+    out = []
+    i = text.find(suffix)
+    while i >= 0:
+        m = _FOLDER.match(text[max(i - 255, 0) : i][::-1])
+        if m is not None:
+            out.append(m.group()[::-1])
+        i = text.find(suffix, i + len(suffix))
+    return out
 
 
 def _field_tables(
@@ -556,7 +568,7 @@ def _field_tables(
         before = "\n".join(lines[max(section.line - 1, 0) : i])
         mentions = sorted(
             {w for w in _WORD.findall(before) if names.fullmatch(w)}
-            | set(_SCHEMA_NAME.findall(before))
+            | {f"{n}.schema.json" for n in _before_each(before, ".schema.json")}
         )
         out.append(
             FieldTable(
