@@ -39,6 +39,8 @@ from drift_check.scanners.registry import split_row
 # a placeholder inside a string: `<job-name>`, `<a + 5+ hex chars>`, `{{JOB_NAME}}`
 _PLACEHOLDER = re.compile(r"<[^<>\s=][^<>\n]*>|\{\{[^{}\n]+\}\}")
 _ELLIPSIS = frozenset({"...", "…", "etc", "etc."})
+# a whole string in brackets is a slot to fill too: `"[detected]"`, `"[based on user choice]"`
+_BRACKETED = re.compile(r"\[[^\[\]\n]*[A-Za-z][^\[\]\n]*\]")
 # one literal of an `a | b` menu: no blanks, no quotes, no brackets
 _TOKEN = re.compile(r"[\w.:/@+-]+")
 # words that describe a type rather than being a value (`"int | null"`)
@@ -75,7 +77,7 @@ def classify_string(text: str, position: Position, template: bool) -> BlockValue
     menu = _alternatives(text, position, 1)
     if menu is not None:
         return menu
-    if _PLACEHOLDER.search(text):
+    if _PLACEHOLDER.search(text) or _BRACKETED.fullmatch(stripped):
         return BlockValue("placeholder", text, position)
     return BlockValue("string", text, position, blank=template and not text)
 
@@ -153,9 +155,11 @@ def block_value(node: JsonValue, template: bool, line_shift: int = 0) -> BlockVa
         converted = [results.pop(id(c)) if id(c) in results else leaf(c) for c in children]
         position = moved(current.position)
         if current.kind == "object":
+            # in a Markdown block, a `"// note": "..."` member is a comment, not a key
             members = tuple(
                 BlockMember(m.key, moved(m.key_position), v)
                 for m, v in zip(current.value, converted, strict=True)
+                if not (template and m.key.startswith("//"))
             )
             results[id(current)] = BlockValue("object", members, position)
         else:
