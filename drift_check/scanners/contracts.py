@@ -75,4 +75,12 @@ def build_structured(
     from drift_check.scanners.schemas import pair
 
     paired, paired_tables, by_name = pair(blocks, tables, schemas, skill_dirs, settings)
+    if by_name:
+        from drift_check.scanners.code_reads import CODE_SUFFIXES, code_reads
+
+        code = [
+            p for p in repo.files() if p.endswith(CODE_SUFFIXES) and not (skip and matches(p, skip))
+        ]
+        sources = [s for s in (repo.read(p) for p in code) if s is not None]
+        reads.extend(code_reads(sources, by_name))
     return Structured(schemas, tuple(paired), tuple(paired_tables), tuple(reads), by_name)
