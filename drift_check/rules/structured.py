@@ -149,6 +149,8 @@ def vacuous_conditional(facts: Facts) -> Iterator[Hit]:
     property also in the `if`'s `required`, the `if` never holds and the `then` never
     applies. Move the condition to the level that has the property, or name it there.
     """
+    if not facts.structured.schemas:
+        return
     from drift_check.rules.validation import vacuous_ifs
 
     for path, schema in sorted(facts.structured.schemas.items()):

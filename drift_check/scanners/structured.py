@@ -380,7 +380,9 @@ class Scanned(NamedTuple):
 def worth_scanning(text: str, settings: dict[str, Any], names: re.Pattern[str], full: bool) -> bool:
     """Whether a text may hold anything `scan_structured` finds (most files hold nothing:
     a few `find`s spare them the line scan)."""
-    for info in settings["structured-info-strings"]:
+    # without a schema in the tree, only contract blocks can be wrong (DC930)
+    infos = settings["structured-info-strings"] if full else settings["contract-info-strings"]
+    for info in infos:
         if f"```{info}" in text or f"~~~{info}" in text:
             return True
     if any(names.fullmatch(name) for _, _, name in _headers(text)):
@@ -402,6 +404,7 @@ def scan_structured(
     lines = text.split("\n")
     sections = _sections(markdown)
     infos = {i.lower() for i in settings["structured-info-strings"]}
+    contracts = {i.lower() for i in settings["contract-info-strings"]}
     names = re.compile(settings["structured-template-names"])
     dispatch_keys = frozenset(settings["dispatch-keys"])
     blocks: list[StructuredBlock] = []
@@ -424,7 +427,7 @@ def scan_structured(
         first, end = _fence_body(lines, fence)
         section = _section_at(sections, fence.open_line).line
         at = Position(path, fence.open_line, fence.column)
-        if info in infos:
+        if info in infos and (full or info in contracts):
             blocks.append(_json_block(path, lines, first, end, at, info, section))
         elif full and info in _PROSE_INFOS and not header_lines.intersection(range(first, end + 1)):
             dispatch = _dispatch(path, lines, first, end, dispatch_keys, at, section)
