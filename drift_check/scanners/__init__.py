@@ -25,7 +25,7 @@ from drift_check.facts import (
     UndeclaredAgent,
 )
 from drift_check.scanners.agents import HeadingCache, scan_agent
-from drift_check.scanners.consumers import scan_consumers, settings_globs
+from drift_check.scanners.consumers import python_literals_read, scan_consumers, settings_globs
 from drift_check.scanners.files import Limits, Repo, glob_pattern, matches
 from drift_check.scanners.markdown import MarkdownScan, scan
 from drift_check.scanners.registry import parse_registry
@@ -116,6 +116,7 @@ def build_facts(config: Config, discovered: Discovered | None = None) -> Facts:
                 if repo.exists(cited.path):
                     (python if cited.path.endswith(".py") else markdown).add(cited.path)
     dispatch = set(repo.glob(globs("dispatch-surfaces")))
+    legacy_tags = tuple(settings["legacy-read-tags"])
     consumers, quoted, gates = scan_consumers(
         repo,
         sorted(markdown),
@@ -124,7 +125,10 @@ def build_facts(config: Config, discovered: Discovered | None = None) -> Facts:
         set(agents),
         settings["read-gate-tag"],
         problems,
-        tuple(settings["legacy-read-tags"]),
+        legacy_tags,
+        python_literals_read(
+            registry, agents.values(), all_agents, settings["read-gate-tag"], legacy_tags
+        ),
     )
     gates_by_path: dict[str, list[ReadGate]] = {}
     legacy_by_path: dict[str, list[ReadGate]] = {}

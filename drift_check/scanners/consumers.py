@@ -3,22 +3,24 @@ and the `## TOKEN`s that workflows and commands quote as match instructions."""
 
 from __future__ import annotations
 
-import ast
 import bisect
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from drift_check.facts import (
+    Agent,
     Consumer,
     InputProblem,
-    Position,
     QuotedMarker,
     ReadGate,
+    Registry,
     Source,
     StringLiteral,
 )
 from drift_check.scanners.files import Repo
 from drift_check.scanners.markdown import Cursor, scan
+from drift_check.scanners.pystrings import python_literals
 
 # `## TOKEN` between backticks or quotes. The pattern starts at the `## ` literal, which the
 # regex engine finds fast; the opening quote is checked by hand, and so are a token and a
@@ -114,59 +116,6 @@ def literal_read_tags(literals: tuple[StringLiteral, ...], tag: str) -> list[Rea
     ]
 
 
-def python_literals(source: Source, problems: list[InputProblem]) -> tuple[StringLiteral, ...]:
-    """Every string literal of a Python file, at its own line and column (libcst)."""
-    import libcst as cst
-    from libcst.metadata import MetadataWrapper, PositionProvider
-
-    try:
-        module = cst.parse_module(source.text)
-    except cst.ParserSyntaxError as exc:
-        line, column = exc.raw_line, exc.raw_column + 1
-        try:  # libcst's position can be a line late; the compiler's parser is exact
-            compile(source.text, source.path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
-        except SyntaxError as precise:
-            line, column = precise.lineno or line, precise.offset or column
-        except (ValueError, RecursionError, MemoryError):
-            pass
-        problems.append(
-            InputProblem(
-                Position(source.path, line, column),
-                "unreadable",
-                "Python file does not parse; its string literals are not checked",
-            )
-        )
-        return ()
-    except RecursionError:
-        problems.append(
-            InputProblem(Position(source.path, 1, 1), "unreadable", "Python file nests too deeply")
-        )
-        return ()
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    positions = wrapper.resolve(PositionProvider)
-    found: list[StringLiteral] = []
-
-    class Collector(cst.CSTVisitor):
-        def visit_SimpleString(self, node: cst.SimpleString) -> None:
-            try:
-                value = node.evaluated_value
-            except (ValueError, SyntaxError):
-                return
-            if isinstance(value, bytes):
-                value = value.decode("utf-8", "replace")
-            start = positions[node].start
-            found.append(StringLiteral(value, Position(source.path, start.line, start.column + 1)))
-
-        def visit_FormattedStringText(self, node: cst.FormattedStringText) -> None:
-            start = positions[node].start
-            found.append(
-                StringLiteral(node.value, Position(source.path, start.line, start.column + 1))
-            )
-
-    wrapper.module.visit(Collector())
-    return tuple(found)
-
-
 def scan_consumers(
     repo: Repo,
     markdown_paths: list[str],
@@ -176,9 +125,12 @@ def scan_consumers(
     gate_tag: str,
     problems: list[InputProblem],
     legacy_tags: tuple[str, ...] = (),
+    python_read: bool = True,
 ) -> tuple[dict[str, Consumer], list[QuotedMarker], list[ReadGate]]:
     """Consumers, the `## TOKEN`s their dispatch surfaces quote, and the read tags they hold
-    (the gate tag in Markdown; the legacy tags in Markdown and Python), each tag's own."""
+    (the gate tag in Markdown; the legacy tags in Markdown and Python), each tag's own.
+    Without `python_read` a Python consumer is not parsed and has no literals (nothing
+    would read them: see `python_literals_read`)."""
     consumers: dict[str, Consumer] = {}
     quoted: list[QuotedMarker] = []
     gates: list[ReadGate] = []
@@ -199,11 +151,27 @@ def scan_consumers(
         source = repo.read(path)
         if source is None:
             continue
-        literals = python_literals(source, problems)
+        literals = python_literals(source, problems) if python_read else ()
         consumers[path] = Consumer(source, literals, False)
         for tag in legacy_tags:
             gates.extend(literal_read_tags(literals, tag))
     return consumers, quoted, gates
+
+
+def python_literals_read(
+    registry: Registry | None,
+    agents: Iterable[Agent],
+    all_agents: Iterable[Agent],
+    gate_tag: str,
+    legacy_tags: tuple[str, ...],
+) -> bool:
+    """Whether any rule can read a Python consumer's literals. The marker lookups (DC301 to
+    DC304, and the rows DC103 and DC202 would write) search consumers only for what a checked
+    agent emits in a fence, and only with a registry; DC401 reads legacy tags only where some
+    agent mentions the gate tag. Otherwise a hook's parse would go unused."""
+    if registry is not None and any(a.emissions for a in agents):
+        return True
+    return bool(legacy_tags and gate_tag) and any(a.mentions(gate_tag) for a in all_agents)
 
 
 def settings_globs(settings: dict[str, Any], key: str, core: str) -> list[str]:
