@@ -9,7 +9,7 @@ how drift-check reads Python.
   matrix and the directory tree (what makes discovery choose the gaia pack);
 - `hooks` Python files: `hooks/pre_tool_use.py`, `post_tool_use.py`, `subagent_stop.py`,
   `session_start.py` and the rest as `hooks/modules/<area>/<name>.py`, like Gaia's
-  hooks/modules/ packages. Each is 150 to 900 lines (median about 450, 15 KB) of what hook
+  hooks/modules/ packages. Each is 40 to 360 lines (median about 210, 9 KB) of what hook
   code holds: docstrings, constant tables keyed by markers, f-strings with conversions,
   format specs and nested fields, implicit concatenations over lines, raw regexes, bytes,
   comments, `match` statements, and non-ASCII text (arrows, accents, emoji) in strings and
@@ -18,9 +18,9 @@ how drift-check reads Python.
   and citing the hooks that match them (the contracts pack joins gaia). Without it the
   tree declares no marker, and nothing a hook's strings hold can be checked.
 
-A few drifts are planted so that the run reports something: one marker no hook or document
-matches (DC301), one matched only in another case (DC302), one row citing a hook that
-matches none of its markers (DC304).
+Two drifts are planted so that the run reports something: a marker no hook matches (DC301),
+and one the hooks spell in title case (DC302); its row cites those hooks, which match none
+of its markers (DC304), and not the hooks that match its other marker (DC303).
 
 Deterministic: the same (hooks, seed, registry) writes the same bytes. Plain standard library.
 """
@@ -66,14 +66,15 @@ SKILLS = (
     "policy-checks",
 )
 AREAS = ("routing", "security", "context", "approval", "audit", "state", "tools", "tiers")
-_WORDS = (
+_TEXT = (
     "agent hook tool call command context approval tier state session plan task result"
     " output error policy rule check skill route handler payload event status file path"
     " project workspace cluster release deploy request response cache token"
-).split()
+)
+_WORDS = tuple(_TEXT.split())
 _ACCENTED = ("résumé", "naïve", "façade", "café", "déjà vu", "Zürich", "São Paulo", "Ωmega")
 _SYMBOLS = ("→", "✅", "⚠", "·", "—", "…", "❌", "🚀", "«", "»")
-LINES_MIN, LINES_MAX = 150, 900
+LINES_MIN, LINES_MAX = 40, 360
 
 
 class HooksTree(NamedTuple):
@@ -174,20 +175,21 @@ class _Module:
         m = self.marker()
         width = self.rng.randint(4, 12)
         inner = self.word()
+        call = f"{{payload.get('{inner}')}}"
         self.add(
-            f"def {name}(payload: dict[str, Any], tier: str = \"T{self.rng.randint(0, 3)}\") -> str:",
+            f'def {name}(payload: dict[str, Any], tier: str = "T{self.rng.randint(0, 3)}") -> str:',
             f'    """{self.fancy().capitalize()}: {self.words(5, 12)}."""',
             f"    # {self.fancy()}: a comment that names ## {m} is not a match",
             f'    text = payload.get("{self.word()}", "")',
             f'    if "## {m}" in text:',
-            f'        log.info(f"{self.word()} {{tier!r:>{width}}} → {{payload.get(\'{inner}\')}}")',
+            f'        log.info(f"{self.word()} {{tier!r:>{width}}} → {call}")',
             f'        return f"{self.fancy()} {{len(text):{width}d}} {{text[:{width}]!r}}"',
             '    message = ("' + self.words(3, 6) + ' "',
             f'               "{self.fancy()} "',
             f'               f"{{tier}} {self.words(1, 3)}")',
             f'    pattern = re.compile(r"^##\\s+({self.word().upper()}|{m.split()[0]})\\b")',
             "    if pattern.match(text):",
-            f'        return f"{{message}}: {{\'{self.fancy()}\' if tier else \'{self.word()}\'}}"',
+            f"        return f\"{{message}}: {{'{self.fancy()}' if tier else '{self.word()}'}}\"",
             f'    raw = b"{self.word()}\\x00{self.word()}"',
             '    return message + raw.decode("utf-8", "replace") + "\\n\\t\\u2192"',
             "",
@@ -275,8 +277,7 @@ def generate_hooks_tree(
             f"# {skill}\n\n{steps}\n",
         )
     matrix = "\n".join(
-        f"| {name} | agent-protocol, security-tiers, {', '.join(SKILLS[2 + i * 2 : 4 + i * 2])}"
-        " | |"
+        f"| {name} | agent-protocol, security-tiers, {', '.join(SKILLS[2 + i * 2 : 4 + i * 2])} | |"
         for i, (name, _) in enumerate(AGENTS)
     )
     tree = "\n".join(f"├── {s}/" for s in sorted(SKILLS))
@@ -298,7 +299,6 @@ def generate_hooks_tree(
         for name, markers in AGENTS:
             if any(m in chosen for m in markers) and len(cited[name]) < 3:
                 cited[name].append(path)
-    cited["gaia-system"].append(paths[-1] if paths else "hooks/none.py")  # planted: DC304
     if registry:
         out.write("references/agent-contracts.md", _registry(cited))
     return HooksTree(len(AGENTS), len(SKILLS), len(paths), lines, out.files, out.bytes)

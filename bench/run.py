@@ -10,10 +10,14 @@ process, peak memory from that process's own `rusage`). Two suites, each written
   tree;
 - `marketplace`: generated Claude Code plugin marketplaces of 25, 50, 100, 200 and 400
   plugins (10 agents, 10 skills and 10 commands each), checked as a user would
-  (`drift-check TREE -q --format json`).
+  (`drift-check TREE -q --format json`);
+- `python`: a generated Gaia-style tree with 118 Python hooks whose strings consume the
+  agents' markers, the same tree without its registry (nothing reads the hooks), and the
+  corpus; with `--baseline`, both installs on each tree and their JSON reports compared.
 
     python bench/run.py --exe /path/to/venv/bin/drift-check [--runs 21] [--check]
     python bench/run.py --suite marketplace --exe /path/to/venv/bin/drift-check
+    python bench/run.py --suite python --exe NEW/bin/drift-check --baseline OLD/bin/drift-check
 
 Generated trees go to a temporary directory outside the project. Plain standard library;
 see bench/README.md. Modules: `measure` (timing processes and phases), `synth` (GSD and
@@ -47,6 +51,7 @@ from measure import (
     phase_medians,
     phase_script,
 )
+from pyhooks import generate_hooks_tree
 from report import (
     PROJECT,
     Row,
@@ -98,7 +103,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument(
         "--suite",
-        choices=("gsd", "marketplace", "structured"),
+        choices=("gsd", "marketplace", "structured", "python"),
         default="gsd",
         help="which trees to time (default gsd)",
     )
@@ -134,6 +139,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         default=[125, 250, 500],
         help="structured: numbers of skills with contracts (default 125,250,500)",
     )
+    p.add_argument("--hooks", type=int, default=118, help="python: Python hook files (default 118)")
     p.add_argument("--seed", type=int, default=1, help="generator seed (default 1)")
     p.add_argument("--corpus", type=Path, default=CORPUS, help="gsd: the real tree to time")
     p.add_argument("--doc", type=Path, default=DOC, help="where the table goes")
@@ -185,9 +191,12 @@ def bench(args: argparse.Namespace, runner: Runner) -> int:
     if tmp.resolve().is_relative_to(PROJECT):
         raise SystemExit(f"bench: temporary directory {tmp} is inside the project")
     ctx = Context(exe, interp, py, f"{version}, {install}")
-    suite = {"gsd": gsd_suite, "marketplace": marketplace_suite, "structured": structured_suite}[
-        args.suite
-    ]
+    suite = {
+        "gsd": gsd_suite,
+        "marketplace": marketplace_suite,
+        "structured": structured_suite,
+        "python": python_suite,
+    }[args.suite]
     try:
         return suite(args, runner, ctx, tmp)
     finally:
@@ -242,6 +251,7 @@ def finish(args: argparse.Namespace, block: str, suite: str, verdicts: Verdicts)
             "gsd": "Results",
             "marketplace": "Results: plugin marketplaces",
             "structured": "Results: structured contracts",
+            "python": "Results: Python hooks",
         }[suite]
         write_doc(args.doc, block, suite, heading)
         print(f"\nbench: wrote the table into {args.doc}")
@@ -527,6 +537,73 @@ def structured_suite(args: argparse.Namespace, runner: Runner, ctx: Context, tmp
     )
     block = render_structured(rows, results, metadata(args, ctx, loads), verdicts.lines, args.seed)
     return finish(args, block, "structured", verdicts)
+
+
+def python_suite(args: argparse.Namespace, runner: Runner, ctx: Context, tmp: Path) -> int:
+    """Reading Python hooks: a Gaia-style tree whose hooks consume the agents' markers
+    (every hook parsed), the same tree without its registry (nothing reads the hooks, none
+    is parsed) and the corpus (no hooks), each timed for `--exe` and, in the same rounds,
+    for `--baseline`, whose JSON reports must be byte for byte those of `--exe`."""
+    jobs = floor_jobs(ctx, tmp / "empty")
+    trees: dict[str, tuple[Path, int, int]] = {}
+    for registry in (True, False):
+        root = tmp / ("hooks" if registry else "hooks-no-registry")
+        made = generate_hooks_tree(root, args.hooks, args.seed, registry)
+        name = f"Gaia-style, {made.hook_files} Python hooks" + ("" if registry else ", no registry")
+        trees[name] = (root, made.files, made.bytes)
+        print(f"bench: generated {name}: {made.files} files, {made.python_lines} Python lines")
+    corpus = args.corpus.resolve()
+    if corpus.is_dir():
+        trees[f"corpus `{corpus.name}`"] = (corpus, *tree_size(corpus))
+    exes = [("", ctx.exe)]
+    if args.baseline:
+        exes.append((", baseline", str(Path(args.baseline).resolve())))
+    for name, (root, _, _) in trees.items():
+        jobs.extend(Job(name + suffix, [exe, "."], root, (0, 1)) for suffix, exe in exes)
+    hooks_tree = next(iter(trees.values()))[0]
+    script = str(phase_script(tmp))
+    phase_job = Job("phase timings", [*ctx.interp, script, "text"], hooks_tree, (0, 1), True)
+    jobs.append(phase_job)
+
+    results, loads = measure_with_load(jobs, args, runner)
+    rows = [Row(j.label, None, None, None, results[j.label].stats) for j in jobs[:3]]
+    for name, (_, files, size) in trees.items():
+        for suffix, _ in exes:
+            got = results[name + suffix]
+            rows.append(
+                Row(name + suffix, files, size / 1e6, findings_in(got.outputs[0]), got.stats)
+            )
+    verdicts = Verdicts()
+    notes = [
+        f"Generated trees: seed {args.seed}, bench/pyhooks.py: 8 agents, 20 skills with the"
+        " assignment matrix, the hooks (median 210 lines) and, in the first, a registry"
+        " whose rows cite them. The corpus has no Python file."
+    ]
+    if args.baseline:
+        for name, (root, _, _) in trees.items():
+            new, old = results[name].stats.median, results[name + ", baseline"].stats.median
+            notes.append(f"{name}: baseline median / this median = {old / new:.1f}.")
+            reports = [
+                subprocess.run(
+                    [exe, ".", "--format", "json", "-q"], cwd=root, capture_output=True, check=False
+                ).stdout
+                for _, exe in exes
+            ]
+            verdicts.add(
+                reports[0] == reports[1],
+                f"{name}: the JSON reports of both installs are byte for byte the same",
+            )
+    block = render(rows, metadata(args, ctx, loads), notes, verdicts.lines)
+    phases = results[phase_job.label]
+    first = rows[3]
+    block += "\n\n" + render_phases(
+        first.label,
+        phase_medians(phases.outputs),
+        rows[0].stats.median,
+        phases.stats.median,
+        first.stats.median,
+    )
+    return finish(args, block, "python", verdicts)
 
 
 if __name__ == "__main__":
