@@ -40,7 +40,9 @@ _TEXT_STOP = {"'": re.compile(r"[{}\\']"), '"': re.compile(r'[{}\\"]')}
 _SPEC_STOP = re.compile(r"[{}\\]")
 # in a replacement field's expression: strings, comments (3.12), brackets, and what ends it
 _EXPRESSION_STOP = re.compile(r"""[#'"()\[\]{}!:=]""")
-_CONVERSION_END = re.compile(r"[:}]")
+# escapes that mean one thing in every string and bytes literal (not `\x`, `\N{}`, octal...)
+_ESCAPE = re.compile(r"\\([\s\S])")
+_SIMPLE = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "\n": ""}
 
 Found = list[tuple[int, str | None]]  # (offset, value); None: evaluate the piece's text
 
@@ -77,7 +79,7 @@ def python_literals(source: Source, problems: list[InputProblem]) -> tuple[Strin
         return ()
     try:
         found = _lex(text, [])
-    except (_Unlexed, IndexError, RecursionError):
+    except (_Unlexed, IndexError, ValueError, RecursionError):
         problems.append(
             InputProblem(
                 Position(source.path, 1, 1),
@@ -124,7 +126,7 @@ def _newer_fstrings(text: str) -> Found | None:
     fstrings: list[tuple[int, int]] = []
     try:
         found = _lex(text, fstrings)
-    except (_Unlexed, IndexError, RecursionError):
+    except (_Unlexed, IndexError, ValueError, RecursionError):
         return None
     if not fstrings:
         return None
@@ -203,10 +205,13 @@ def _string(text: str, start: int, quote: int, found: Found) -> int:
     if "f" in prefix or "t" in prefix:
         return _fstring(text, quote + len(mark), mark, "r" in prefix, "f" in prefix, found)
     end = _plain_end(text, quote)
-    if "r" in prefix or "\\" not in text[quote:end]:
-        found.append((start, text[quote + len(mark) : end - len(mark)]))
+    body = text[quote + len(mark) : end - len(mark)]
+    if "r" in prefix or "\\" not in body:
+        found.append((start, body))
+    elif all(e in _SIMPLE for e in _ESCAPE.findall(body)):
+        found.append((start, _ESCAPE.sub(lambda m: _SIMPLE[m.group(1)], body)))
     else:
-        found.append((start, None))  # escapes: evaluated once the literals are known
+        found.append((start, None))  # other escapes: evaluated once the literals are known
     return end
 
 
@@ -263,19 +268,27 @@ def _field(text: str, i: int, keep: bool, found: Found) -> int:
     `:format spec`; the offset after its closing `}`."""
     j = _expression(text, i, found)
     if text[j] == "=":
-        j += 1
-        while text[j] in _BLANK:
-            j += 1
+        j = _blank(text, j + 1)
     if text[j] == "!":
-        m = _CONVERSION_END.search(text, j + 1)
-        if m is None:
-            raise _Unlexed(j)
-        j = m.start()
+        j += 1
+        while text[j] in _WORD:
+            j += 1
+        j = _blank(text, j)
     if text[j] == ":":
         j = _spec(text, j + 1, keep, found)
     if text[j] != "}":
         raise _Unlexed(j)
     return j + 1
+
+
+def _blank(text: str, i: int) -> int:
+    """The offset after the blanks and comments (3.12: fields may span lines) at `i`."""
+    while True:
+        while text[i] in _BLANK:
+            i += 1
+        if text[i] != "#":
+            return i
+        i = text.index("\n", i)
 
 
 def _expression(text: str, i: int, found: Found) -> int:
