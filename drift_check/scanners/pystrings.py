@@ -1,15 +1,16 @@
 """The string literals of a Python file, each where it is written.
 
 The standard `ast` decides whether a file parses, and where it does not. The literals are
-then read from the text of the parsed file by the small lexer below: in a file that parses,
-outside comments and strings a quote always starts a string and a `#` a comment, so finding
-them needs no tree. The tree would not do: it joins what a consumer sees apart (each piece of
-an implicit concatenation is a literal of its own; an f-string's text parts are literals as
-written, escapes not applied and `{{` kept; the strings inside its fields are literals too),
-and walking it costs as much as parsing. F-strings are read with Python 3.12's rules (quotes
-and comments inside fields), which read every older f-string as its own version does. Plain
-strings and bytes have their value (bytes decoded as UTF-8).
-"""
+read from the text of the parsed file by the small lexer below: in a file that parses, a
+quote outside comments and strings always starts a string and a `#` a comment, so finding
+them needs no tree. The tree alone would not do: it joins what a consumer sees apart (each
+piece of an implicit concatenation is a literal of its own; an f-string's text parts are
+literals as written, escapes not applied and `{{` kept; the strings inside its fields are
+literals too), and before Python 3.12 it misplaces the parts of f-strings, so their text
+has to be read anyway; one lexer for all of it costs what walking the tree costs. F-strings
+are read with Python 3.12's rules (quotes, backslashes and comments inside fields), which
+read every older f-string as its own version does. Plain strings and bytes have their
+value (bytes decoded as UTF-8); columns count characters."""
 
 from __future__ import annotations
 
