@@ -154,6 +154,7 @@ def test_invalid_escapes_warn_nobody() -> None:
         ]
 
 
+@pytest.mark.slow
 def test_a_plain_check_never_imports_libcst(tmp_path: Path) -> None:
     """libcst took 0.2 s to import and most of a run on hook-heavy trees; the check reads
     Python with the standard `ast`."""
@@ -180,6 +181,7 @@ def _python_cases() -> list[object]:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("files", _python_cases())
 def test_hooks_are_parsed_only_where_a_rule_reads_them(
     files: dict[str, str | bytes], tmp_path: Path, cli, monkeypatch: pytest.MonkeyPatch

@@ -205,6 +205,7 @@ def _positions(text: str, expected: list[tuple[str, int]]) -> list[tuple[str, in
     return out
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(sources())
 @example(Source_('x = (f"{d["k"]!r:{"w"}}")\n', [("k", 10), ("w", 18)]))
@@ -216,6 +217,7 @@ def test_literals_where_the_generator_put_them(source: Source_) -> None:
 HAS_LIBCST = importlib.util.find_spec("libcst") is not None
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not HAS_LIBCST, reason="libcst (a test dependency) is not installed")
 @PROPERTY
 @given(sources())
