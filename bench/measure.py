@@ -49,6 +49,7 @@ class Job(NamedTuple):
 class Measured(NamedTuple):
     stats: Stats
     outputs: list[str]  # the first run's standard output, or every timed run's
+    walls: tuple[float, ...] = ()  # each timed run's wall seconds, in the order of the rounds
 
 
 def _rss_mb(maxrss: int) -> float:
@@ -196,7 +197,7 @@ def measure_all(jobs: list[Job], opts: argparse.Namespace, runner: Runner) -> li
             f"  rss {stats.rss_mb:.1f} MB" + ("  TIMED OUT" if stats.timed_out else ""),
             flush=True,
         )
-        results.append(Measured(stats, kept))
+        results.append(Measured(stats, kept, tuple(s.wall for s in runs)))
     return results
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import os
 import platform
+import re
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -26,6 +28,22 @@ class Row(NamedTuple):
     mb: float | None
     findings: int | None
     stats: Stats
+
+
+class SkillsTree(NamedTuple):
+    label: str
+    root: Path
+    files: int
+    bytes: int
+    kind: str  # "corpus", the number of generated skills, or "marketplace"
+
+
+class SkillsRow(NamedTuple):
+    tree: SkillsTree
+    findings: int | None  # drift-check's
+    ours: Measured
+    agnix: Measured | None
+    baseline: Measured | None
 
 
 def interpreter_of(exe: str) -> list[str]:
@@ -283,6 +301,123 @@ def render_structured(
         "Targets (`--check` exits 1 when one is missed):",
         "",
     ]
+    out.extend(f"- {v}" for v in verdicts)
+    return "\n".join(out)
+
+
+_AGNIX_FOUND = re.compile(r"Found (\d+) errors?, (\d+) warnings?(?:\s+(\d+) info)?")
+
+
+def agnix_findings(output: str) -> int | None:
+    """Errors, warnings and info messages in agnix's text report."""
+    m = _AGNIX_FOUND.search(output)
+    return None if m is None else sum(int(g) for g in m.groups() if g)
+
+
+def paired_ratio(ours: Measured, theirs: Measured) -> float:
+    """The median over the rounds of drift-check's time over agnix's in the same round
+    (runs are interleaved, so the i-th run of each is from the same round)."""
+    pairs = [a / b for a, b in zip(ours.walls, theirs.walls, strict=False) if b > 0]
+    return statistics.median(pairs) if pairs else float("nan")
+
+
+def render_skills(
+    rows: list[SkillsRow],
+    results: dict[str, Measured],
+    meta: dict[str, str],
+    verdicts: list[str],
+    seed: int,
+) -> str:
+    """Skills and agents trees: drift-check beside agnix on each, whole process."""
+    with_agnix = any(r.agnix is not None for r in rows)
+    with_base = any(r.baseline is not None for r in rows)
+    out = [
+        f"Measured {meta['date']} on {meta['machine']}; Python {meta['python']}"
+        f" (`{meta['interp']}`); {meta['version']}."
+        + (f" Yardstick: agnix {meta['agnix']}." if with_agnix else " agnix not installed.")
+        + f" Up to {meta['runs']} timed runs per row after {meta['warmup']} warm-up runs,"
+        " in interleaved rounds: each round runs every command once, so the two tools meet"
+        " the same machine. Each run is a fresh process started in the tree's root, whole"
+        " process: `drift-check .` and `agnix .`, output to /dev/null, OS file cache warm."
+        " Wall seconds (median and min), CPU seconds (user + system, median) and peak RSS"
+        " (median). One-minute load average while measuring:"
+        f" {meta['load']} (other work on the machine inflates wall times).",
+        "",
+        "| start-up floor | runs | median s | min s | CPU s | peak RSS MB |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for label in (
+        "`python -c pass`",
+        '`python -c "import click"`',
+        "`drift-check --version`",
+        "`agnix --version`",
+    ):
+        if label in results:
+            st = results[label].stats
+            out.append(
+                f"| {label} | {st.runs} | {st.median:.3f} | {st.low:.3f} | {st.cpu:.3f}"
+                f" | {st.rss_mb:.1f} |"
+            )
+    head = (
+        "| tree | files | MB | drift-check findings | runs | drift-check median s | min s"
+        " | CPU s | RSS MB"
+    )
+    rule = "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+    if with_agnix:
+        head += " | agnix findings | agnix median s | min s | CPU s | RSS MB | ratio | paired ratio"
+        rule += "---:|---:|---:|---:|---:|---:|---:|"
+    if with_base:
+        head += " | baseline median s"
+        rule += "---:|"
+    out += ["", head + " |", rule]
+    for r in rows:
+        s = r.ours.stats
+        more = ">" if s.timed_out else ""
+        cells = [
+            r.tree.label,
+            str(r.tree.files),
+            f"{r.tree.bytes / 1e6:.1f}",
+            "" if r.findings is None else str(r.findings),
+            str(s.runs),
+            f"{more}{s.median:.3f}",
+            f"{more}{s.low:.3f}",
+            f"{s.cpu:.3f}",
+            f"{s.rss_mb:.1f}",
+        ]
+        if with_agnix:
+            if r.agnix is None:
+                cells += [""] * 7
+            else:
+                a = r.agnix.stats
+                found = agnix_findings(r.agnix.outputs[0]) if r.agnix.outputs else None
+                cells += [
+                    "" if found is None else str(found),
+                    f"{a.median:.3f}",
+                    f"{a.low:.3f}",
+                    f"{a.cpu:.3f}",
+                    f"{a.rss_mb:.1f}",
+                    f"{s.median / a.median:.2f}",
+                    f"{paired_ratio(r.ours, r.agnix):.2f}",
+                ]
+        if with_base:
+            cells.append("" if r.baseline is None else f"{r.baseline.stats.median:.3f}")
+        out.append("| " + " | ".join(cells) + " |")
+    out += [
+        "",
+        "- ratio: drift-check's median over agnix's; paired ratio: the median over the rounds"
+        " of the two tools' times in the same round. agnix runs its own rules (Agent Skills,"
+        " Claude Code, hooks, plugins, MCP, memory files) and reads about the same files:"
+        " every Markdown file of a skills tree (`agnix -v` says how many it checked); it"
+        " uses every core, drift-check one.",
+        f"- Generated skills trees: `bench/synth.py` `generate_skills`, seed {seed}: N skills"
+        " (a SKILL.md of about 60 lines, 50 of them numbered steps that mention reference.md,"
+        " and a reference.md with headings), 100 agents injecting 8 skills each, and a"
+        " skills/README.md with the assignment matrix and the directory tree. The marketplace:"
+        " `bench/marketplace.py` (see [Plugin marketplaces](#plugin-marketplaces-issue-10)).",
+    ]
+    if with_base:
+        out.append(f"- baseline: {meta['baseline']}, timed in the same rounds.")
+    out += ["", "Targets (`--check` exits 1 when one is missed):", ""]
     out.extend(f"- {v}" for v in verdicts)
     return "\n".join(out)
 

@@ -13,11 +13,15 @@ process, peak memory from that process's own `rusage`). Two suites, each written
   (`drift-check TREE -q --format json`);
 - `python`: a generated Gaia-style tree with 118 Python hooks whose strings consume the
   agents' markers, the same tree without its registry (nothing reads the hooks), and the
-  corpus; with `--baseline`, both installs on each tree and their JSON reports compared.
+  corpus; with `--baseline`, both installs on each tree and their JSON reports compared;
+- `skills`: skills and agents trees (the real corpora, generated skills trees of 1,000 and
+  3,000 skills, the 200-plugin marketplace), each beside agnix, a Rust linter of the same
+  files, when it is installed (`pip install agnix`).
 
     python bench/run.py --exe /path/to/venv/bin/drift-check [--runs 21] [--check]
     python bench/run.py --suite marketplace --exe /path/to/venv/bin/drift-check
     python bench/run.py --suite python --exe NEW/bin/drift-check --baseline OLD/bin/drift-check
+    python bench/run.py --suite skills --exe /path/to/venv/bin/drift-check
 
 Generated trees go to a temporary directory outside the project. Plain standard library;
 see bench/README.md. Modules: `measure` (timing processes and phases), `synth` (GSD and
@@ -55,6 +59,8 @@ from pyhooks import generate_hooks_tree
 from report import (
     PROJECT,
     Row,
+    SkillsRow,
+    SkillsTree,
     install_kind,
     interpreter_of,
     machine,
@@ -62,12 +68,14 @@ from report import (
     render_marketplace,
     render_phase_columns,
     render_phases,
+    render_skills,
     render_structured,
     write_doc,
 )
 from synth import BUILTIN, generate, generate_skills, measure_profile, tree_size
 
-CORPUS = PROJECT.parent / "shared" / "corpora" / "gsd-build-bdcaab2"
+CORPORA = PROJECT.parent / "shared" / "corpora"
+CORPUS = CORPORA / "gsd-build-bdcaab2"
 DOC = PROJECT / "docs" / "performance.md"
 
 TARGET_MEDIAN_S = 0.12  # corpus cold run, median wall time
@@ -78,6 +86,8 @@ MARKETPLACE_TARGET_PLUGINS = 200
 MARKETPLACE_TARGET_S = 1.0  # 200 plugins, median wall time (issue 10)
 STRUCTURED_TARGET_SKILLS = 500
 STRUCTURED_TARGET_S = 1.0  # 500 skills, two schemas and ten blocks each, cold (issue 14)
+AGNIX_RATIO = 2.0  # skills suite: drift-check's median at most this times agnix's (issue 13)
+SKILLS_3000_TARGET_S = 0.6  # skills suite: the 3,000-skills tree, median wall time (issue 13)
 
 
 class Context(NamedTuple):
@@ -103,9 +113,26 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument(
         "--suite",
-        choices=("gsd", "marketplace", "structured", "python"),
+        choices=("gsd", "marketplace", "structured", "python", "skills"),
         default="gsd",
         help="which trees to time (default gsd)",
+    )
+    p.add_argument(
+        "--agnix",
+        help="skills: the agnix binary timed beside drift-check (default: the one beside"
+        " --exe, else on PATH; without one its columns are left out)",
+    )
+    p.add_argument(
+        "--skill-trees",
+        type=_counts,
+        default=[1000, 3000],
+        help="skills: sizes of the generated skills trees (default 1000,3000)",
+    )
+    p.add_argument(
+        "--corpora",
+        type=Path,
+        default=CORPORA,
+        help="skills: the folder of real trees, each timed (default ../shared/corpora)",
     )
     p.add_argument("--exe", default=shutil.which("drift-check"), help="console script to time")
     p.add_argument("--runs", type=int, default=21, help="timed runs per tree (default 21)")
@@ -191,12 +218,14 @@ def bench(args: argparse.Namespace, runner: Runner) -> int:
     if tmp.resolve().is_relative_to(PROJECT):
         raise SystemExit(f"bench: temporary directory {tmp} is inside the project")
     ctx = Context(exe, interp, py, f"{version}, {install}")
-    suite = {
+    suites = {
         "gsd": gsd_suite,
         "marketplace": marketplace_suite,
         "structured": structured_suite,
         "python": python_suite,
-    }[args.suite]
+        "skills": skills_suite,
+    }
+    suite = suites[args.suite]
     try:
         return suite(args, runner, ctx, tmp)
     finally:
@@ -252,6 +281,7 @@ def finish(args: argparse.Namespace, block: str, suite: str, verdicts: Verdicts)
             "marketplace": "Results: plugin marketplaces",
             "structured": "Results: structured contracts",
             "python": "Results: Python hooks",
+            "skills": "Results: skills and agents trees beside agnix",
         }[suite]
         write_doc(args.doc, block, suite, heading)
         print(f"\nbench: wrote the table into {args.doc}")
@@ -604,6 +634,90 @@ def python_suite(args: argparse.Namespace, runner: Runner, ctx: Context, tmp: Pa
         first.stats.median,
     )
     return finish(args, block, "python", verdicts)
+
+
+def find_agnix(args: argparse.Namespace, exe: str) -> str | None:
+    """The agnix binary to time: `--agnix`, else the one installed beside the console
+    script (`pip install agnix` in the same environment), else one on PATH."""
+    if args.agnix:
+        return str(Path(args.agnix).resolve()) if os.sep in args.agnix else args.agnix
+    beside = Path(exe).parent / "agnix"
+    if os.sep in exe and beside.is_file() and os.access(beside, os.X_OK):
+        return str(beside)
+    return shutil.which("agnix")
+
+
+def skills_suite(args: argparse.Namespace, runner: Runner, ctx: Context, tmp: Path) -> int:
+    """Skills and agents trees, each timed with drift-check and with agnix in the same
+    rounds: the real corpora, generated skills trees and the 200-plugin marketplace."""
+    agnix = find_agnix(args, ctx.exe)
+    agnix_version = ""
+    if agnix:
+        agnix_version = subprocess.run(
+            [agnix, "--version"], capture_output=True, text=True, check=False
+        ).stdout.strip()
+        print(f"bench: yardstick {agnix} ({agnix_version})", flush=True)
+    else:
+        print("bench: agnix not found (pip install agnix): its columns are left out", flush=True)
+    trees: list[SkillsTree] = []
+    corpora = args.corpora.resolve()
+    if corpora.is_dir():
+        for root in sorted(p for p in corpora.iterdir() if p.is_dir()):
+            files, size = tree_size(root)
+            trees.append(SkillsTree(f"corpus `{root.name}`", root, files, size, "corpus"))
+    for n in sorted(set(args.skill_trees)):
+        root = tmp / f"skills-{n}"
+        files, size = generate_skills(root, n, 100, args.seed)
+        trees.append(SkillsTree(f"generated skills ({n:,} skills)", root, files, size, str(n)))
+    root = tmp / f"marketplace-{MARKETPLACE_TARGET_PLUGINS}"
+    counts = generate_marketplace(root, MARKETPLACE_TARGET_PLUGINS, args.seed)
+    label_mp = f"generated marketplace ({MARKETPLACE_TARGET_PLUGINS} plugins)"
+    trees.append(SkillsTree(label_mp, root, counts.files, counts.bytes, "marketplace"))
+    print(f"bench: {len(trees)} trees", flush=True)
+
+    jobs = floor_jobs(ctx, tmp / "empty")
+    if agnix:
+        jobs.append(Job("`agnix --version`", [agnix, "--version"], tmp / "empty"))
+    baseline = str(Path(args.baseline).resolve()) if args.baseline else None
+    for t in trees:
+        jobs.append(Job(f"{t.label}: drift-check", [ctx.exe, "."], t.root, (0, 1)))
+        if agnix:
+            jobs.append(Job(f"{t.label}: agnix", [agnix, "."], t.root, (0, 1)))
+        if baseline:
+            jobs.append(Job(f"{t.label}: baseline", [baseline, "."], t.root, (0, 1)))
+    results, loads = measure_with_load(jobs, args, runner)
+
+    verdicts = Verdicts()
+    rows: list[SkillsRow] = []
+    for t in trees:
+        ours = results[f"{t.label}: drift-check"]
+        theirs = results.get(f"{t.label}: agnix")
+        base = results.get(f"{t.label}: baseline")
+        rows.append(SkillsRow(t, findings_in(ours.outputs[0]), ours, theirs, base))
+        if theirs is not None:
+            ratio = ours.stats.median / theirs.stats.median
+            verdicts.add(
+                ratio <= AGNIX_RATIO and not ours.stats.timed_out,
+                f"{t.label}: drift-check {ours.stats.median:.3f} s <= {AGNIX_RATIO:g} x agnix"
+                f" {theirs.stats.median:.3f} s (ratio {ratio:.2f})",
+            )
+    big = next((r for r in rows if r.tree.kind == "3000"), None)
+    if big is not None:
+        s = big.ours.stats
+        verdicts.add(
+            s.median <= SKILLS_3000_TARGET_S and not s.timed_out,
+            f"{big.tree.label}: median {s.median:.3f} s <= {SKILLS_3000_TARGET_S} s",
+        )
+    mp = next(r for r in rows if r.tree.kind == "marketplace")
+    verdicts.add(
+        mp.ours.stats.median <= MARKETPLACE_TARGET_S and not mp.ours.stats.timed_out,
+        f"{mp.tree.label}: median {mp.ours.stats.median:.3f} s <= {MARKETPLACE_TARGET_S} s",
+    )
+    meta = metadata(args, ctx, loads)
+    meta["agnix"] = f"`{agnix}` ({agnix_version})" if agnix else ""
+    meta["baseline"] = f"`{baseline}`" if baseline else ""
+    block = render_skills(rows, results, meta, verdicts.lines, args.seed)
+    return finish(args, block, "skills", verdicts)
 
 
 if __name__ == "__main__":

@@ -76,3 +76,20 @@ def safe_load(text: str, max_depth: int = MAX_DEPTH, max_aliases: int = MAX_ALIA
         raise YamlError(str(exc).splitlines()[0] if str(exc) else "invalid YAML", 1, 1) from None
     except RecursionError:
         raise YamlError("YAML nesting too deep", 1, 1) from None
+    except (ValueError, OverflowError) as exc:  # a value no date can be, `2025-13-45`
+        line, column = _no_date(text)
+        raise YamlError(f"a date that does not exist ({exc})", line, column) from None
+
+
+def _no_date(text: str) -> tuple[int, int]:
+    """Where the first date-shaped value that is no date sits in `text` (1-based)."""
+    import datetime
+    import re
+
+    for m in re.finditer(r"(?<![\w.-])([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})(?![\w.-])", text):
+        try:
+            datetime.date(*(int(g) for g in m.groups()))
+        except ValueError:
+            line = text.count("\n", 0, m.start()) + 1
+            return line, m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
+    return 1, 1

@@ -46,6 +46,15 @@ ATOMS = [
     ".inf",
     ".NaN",
     "2024-01-01",
+    "2024-02-29",
+    "2023-02-29",
+    "0000-01-01",
+    "2025-1-6",
+    "20",
+    "0",
+    "007",
+    "1_000",
+    "-3",
     "12:30",
     "-",
     "- ",
@@ -155,7 +164,16 @@ NEAR_PLAIN = st.tuples(
     st.sampled_from(["", "", "", *ATOMS]),
     st.text(alphabet=st.sampled_from(list("abc .,()") + CHARS), max_size=6),
 ).map("".join)
-NEAR_VALUE = st.one_of(NEAR_PLAIN, NEAR_PLAIN, QUOTED)
+# Integers and dates, and what only looks like them (`007`, `2025-1-6`, `2025-13-01`).
+NEAR_NUMBER = st.tuples(
+    st.from_regex(r"[0-9]{1,5}", fullmatch=True),
+    st.sampled_from(["", "", "", "-", ".", "_", ":", "e", "-0", "-1", "/", "/1", " / ", "/ #"]),
+    st.from_regex(r"[0-9]{0,2}", fullmatch=True),
+    st.sampled_from(["", "", "", "-0", "-1", "-3", "T", " ", "x"]),
+    st.from_regex(r"[0-9]{0,2}", fullmatch=True),
+).map("".join)
+DATE = st.dates().map(lambda d: d.isoformat())
+NEAR_VALUE = st.one_of(NEAR_PLAIN, NEAR_PLAIN, QUOTED, NEAR_NUMBER, DATE)
 
 
 @st.composite
@@ -188,7 +206,7 @@ def flow_or_block(draw: st.DrawFn) -> list[str]:
         items = draw(st.lists(FLOW_ITEM, max_size=3))
         sep = draw(st.sampled_from([", ", ",", " , "]))
         return [f"{key}: [{sep.join(items)}]" + draw(st.sampled_from(["", "", " ", "x"]))]
-    head = f"{key}: " + draw(st.sampled_from(["|", "|", "|-", "|+", "|2", ">"]))
+    head = f"{key}: " + draw(st.sampled_from(["|", "|", "|-", "|+", "|2", ">", ">", ">-", ">+"]))
     indent = draw(st.sampled_from(["  ", "  ", "    ", " "]))
     lines = [
         (indent + draw(st.sampled_from(["", "", " ", "  "])) if draw(st.booleans()) else "")
@@ -250,6 +268,11 @@ def test_simple_yaml_agrees_with_strict_parser(body: str) -> None:
         "name: yes\n",
         "user-invocable: false\ndisable-model-invocation: TRUE\nx: tRue\n",
         "flags:\n  - True\n  - off\n",
+        "maxTurns: 20\ncreated: 2025-12-16\nconfidence: 7/10\n",
+        "tools:\nname: x\n",  # an empty key is null
+        "dates:\n  - 2024-02-29\n  - 0\n",
+        "description: >-\n  Use when a b.\n  More: c\nname: x\n",
+        "description: >\n  one\n  two\n",
     ],
 )
 def test_fast_path_answers_common_frontmatter(body: str) -> None:
@@ -264,11 +287,15 @@ def test_fast_path_answers_common_frontmatter(body: str) -> None:
         "description: a: b\n",  # `: ` inside a plain value
         "description: a #b\n",  # a comment, the value is `a`
         "model: null\n",
-        "count: 3\n",
-        "tools:\n",  # an empty key is null, not []
+        "count: 3.5\n",
+        "count: 007\n",
+        "count: -3\n",
+        "created: 2025-13-01\n",  # no such month: the parser says so
+        "created: 2025-12-16 10:00\n",
         "name: x\nname: y\n",
         "tools: [Read, 'Write']\n",
-        "description: >\n  folded\n",
+        "description: >\n  folded\n\n  paragraph\n",
+        "description: >\n  folded\n    more indented\n",
         "description: &a x\n",
         "description: !!str x\n",
         "description: 'it''s'\n",
@@ -354,3 +381,80 @@ def test_valid_frontmatter_read_by_both_paths() -> None:
     slow = read_frontmatter(Source("a.md", "---\nname: a\ntools: [Read]\n---\n"))
     assert fast.problem is None and slow.problem is None
     assert fast.data == slow.data == {"name": "a", "tools": ["Read"]}
+
+
+# --- the strict parser's error for a `: ` in a plain value, given without it ---------------
+
+COLON_VALUE = st.tuples(
+    st.sampled_from([*"aZ_/(<", "true", "Use when", "a b", "é", "中文", "x"]),
+    st.text(alphabet=st.sampled_from([*"ab .,()'\"[]{}#-:\t", "é"]), max_size=6),
+    st.sampled_from([": ", ":", ":  ", ": x", " #: ", ":\t", ": # c"]),
+    st.text(alphabet=st.sampled_from([*"ab .:'#", "\x01", "\x85"]), max_size=5),
+).map("".join)
+
+
+@st.composite
+def bodies_with_a_colon(draw: st.DrawFn) -> str:
+    before = draw(st.lists(st.one_of(near_simple_line(), flow_or_block()), max_size=3))
+    after = draw(st.lists(st.one_of(near_simple_line(), flow_or_block()), max_size=2))
+    line = [draw(SIMPLE_KEY) + ": " + draw(COLON_VALUE)]
+    tail = draw(st.sampled_from(["", "", "\x01\n", "\r\n", "  more: x\n"]))
+    blocks = [*before, line, *after]
+    return "\n".join(ln for block in blocks for ln in block) + "\n" + tail
+
+
+@settings(max_examples=400, deadline=None)
+@given(bodies_with_a_colon())
+@example("name: x\ndescription: Use when: the user asks\n")
+@example("description: a: b\nname: x\n\x01\n")
+@example("tools:\n  - a\nd: q: r\n")
+def test_colon_error_without_the_parser_is_the_parsers(body: str) -> None:
+    """Where the fast path reports the `: ` error itself, the strict parser reports the
+    same error at the same place; elsewhere it is left to the parser."""
+    import drift_check.scanners.frontmatter as fm
+
+    source = Source("agents/a.md", f"---\n{body}---\n")
+    fast = read_frontmatter(source)
+    real = fm._line_scan
+    try:
+        fm._line_scan = lambda body: (None, None)  # type: ignore[assignment]
+        strict = read_frontmatter(source)
+    finally:
+        fm._line_scan = real
+    assert fast == strict
+
+
+def test_colon_error_is_answered_without_the_parser() -> None:
+    """The common invalid description is answered by the fast path (or it proves nothing)."""
+    from drift_check.scanners.frontmatter import _line_scan
+
+    body = "name: x\ndescription: Use when: the user asks\n"
+    assert _line_scan(body) == (None, (1, 21))
+    problem = _problem(f"---\n{body}---\n")
+    assert problem is not None
+    assert tuple(problem.position) == ("agents/a.md", 3, 22)
+
+
+FOLDED_LINE = st.one_of(
+    st.lists(st.sampled_from(["Use", "when", "a", "b:", "x/y", "#1", "'q'", "é", "-"]), min_size=1)
+    .map(" ".join)
+    .map(lambda words: words + " " * (words.endswith("-") and 1)),
+    st.sampled_from(["", " more", "  deeper", "end "]),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sampled_from([">", ">-", "|", "|-"]),
+    st.sampled_from(["  ", "    ", " "]),
+    st.lists(FOLDED_LINE, min_size=1, max_size=4),
+    st.sampled_from(["", "name: x\n", "\n", "\nname: x\n"]),
+)
+@example(">-", "  ", ["Live-smoke a pack: checks.", "Use when verifying."], "name: x\n")
+def test_block_scalars_agree_with_strict_parser(
+    head: str, indent: str, lines: list[str], after: str
+) -> None:
+    """`>` and `>-` blocks (and `|`, `|-`) of plain text lines, as real descriptions are
+    written, with blank, more-indented and space-ended lines now and then."""
+    body = f"description: {head}\n" + "".join(f"{indent}{ln}\n" for ln in lines) + after
+    assert_same_as_strict(body)

@@ -269,6 +269,19 @@ def test_the_fences_only_scan_finds_the_same_fences(text: str) -> None:
     assert fences.headings == ()
 
 
+@settings(max_examples=400, deadline=None)
+@given(documents(), st.integers(1, 6))
+@example("> ```\n> # in\n# out\n```\n", 6)
+@example("- ```\n  - # item\n  # x\n      # deep\n```", 2)
+@example("~~~\n```\n## A\n```\n~~~\n## B\n````\n#\n# C #\n", 6)
+def test_the_fenced_only_scan_finds_the_same_fenced_headings(text: str, level: int) -> None:
+    """`scan(text, fenced_only=True)` (what an agent's emissions need) looks only at the
+    lines of the fences, and finds what the full scan finds there."""
+    full, fenced = scan(text, level), scan(text, level, fenced_only=True)
+    assert fenced.fences == full.fences
+    assert fenced.headings == tuple(h for h in full.headings if h.in_fence)
+
+
 def test_four_backtick_fence_contains_three_backtick_fence() -> None:
     text = "````markdown\n```\n## INNER\n```\n## OUTER\n````\n## PROSE\n"
     check_agrees(text)

@@ -3,9 +3,23 @@ the planner of a round (`planner`), the rounds with the check before writing (`r
 the atomic writer (`writer`). Rules only say which edits they propose; `--fix`, `--diff`
 and SARIF's `fixes` all take them from here."""
 
+from typing import TYPE_CHECKING, Any
+
 from drift_check.fixes.model import Applicability, Edit, Fix
-from drift_check.fixes.planner import FileChange, plan, unified_diff
-from drift_check.fixes.writer import WriteError, write
+
+if TYPE_CHECKING:
+    from drift_check.fixes.planner import FileChange, plan, unified_diff
+    from drift_check.fixes.writer import WriteError, write
+
+# The planner (difflib) and the writer (tempfile, shutil) load on first use: a check that
+# fixes nothing imports only the model, through the rules' edits.
+_LATER = {
+    "FileChange": "planner",
+    "plan": "planner",
+    "unified_diff": "planner",
+    "WriteError": "writer",
+    "write": "writer",
+}
 
 __all__ = [
     "Applicability",
@@ -26,3 +40,13 @@ def offered(fix: Fix) -> dict[str, list[Edit]]:
     for e in fix.resolve():
         by_path.setdefault(e.path, []).append(e)
     return dict(sorted(by_path.items()))
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LATER:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(f"{__name__}.{_LATER[name]}"), name)
+    globals()[name] = value
+    return value

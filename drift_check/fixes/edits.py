@@ -285,10 +285,9 @@ def _marker_entry(marker: str, style: tuple[bool, bool] = (True, True)) -> str:
 
 # Where a description's first clause ends, after its second word: punctuation, a dash, or a
 # word that starts what the agent does it for, with or to (`Researches X to produce Y`).
-_CLAUSE_END = re.compile(
+_CLAUSE_END = (
     r",|;|: | [-\u2013\u2014] | \(| (?:to|for|from|in|into|with|and|as|of|by|that|which|"
-    r"when|before|after|using|via) ",
-    re.IGNORECASE,
+    r"when|before|after|using|via) "
 )
 _ROLE_LIMIT = 60
 _DANGLING = {"a", "an", "the", "and", "or", "of", "to", "for", "in", "with", "by", "as"}
@@ -310,8 +309,9 @@ def _role(description: str) -> str:
     role = text[:end].rstrip(". ")
     second_word = role.find(" ", role.find(" ") + 1)
     if second_word > 0:
+        clause_end = re.compile(_CLAUSE_END, re.IGNORECASE)  # here, not at every start-up
         cut = next(
-            (m.start() for m in _CLAUSE_END.finditer(role, second_word) if not inside[m.start()]),
+            (m.start() for m in clause_end.finditer(role, second_word) if not inside[m.start()]),
             len(role),
         )
         role = role[:cut].rstrip(" .")

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_CONTROL = r"[\x00-\x1f\x7f-\x9f\u2028\u2029]"
 
 
 def _escaped(m: re.Match[str]) -> str:
@@ -13,4 +14,12 @@ def _escaped(m: re.Match[str]) -> str:
 
 
 def escape(text: str) -> str:
-    return _CONTROL.sub(_escaped, text)
+    if text.isprintable():
+        return text  # none of `_CONTROL` is printable
+    return _control().sub(_escaped, text)
+
+
+@lru_cache(maxsize=1)
+def _control() -> re.Pattern[str]:
+    # compiled on first use: a millisecond, for a character class past U+00FF
+    return re.compile(_CONTROL)

@@ -308,7 +308,16 @@ def missing_bundled_file(facts: Facts) -> Iterator[Hit]:
     """
     first: dict[tuple[str, str], Hit] = {}  # one finding per file and missing path
     count: dict[tuple[str, str], int] = {}
+    # a file often names one path many times: each is judged once per file
+    judged: dict[tuple[object, ...], tuple[str, Hit] | None] = {}
     for mention, base, where, plugin in _bundles(facts):
+        file = mention.position.path
+        same = (file, mention.path, mention.kind, mention.bare, mention.here, base, plugin)
+        if same in judged:
+            verdict = judged[same]
+            if verdict is not None:
+                count[file, verdict[0]] += 1  # the first of them made the finding
+            continue
         found: tuple[str, Hit] | None = None
         if mention.kind in _VARIABLES:
             root = base if mention.kind == "skill-dir" else plugin
@@ -322,6 +331,7 @@ def missing_bundled_file(facts: Facts) -> Iterator[Hit]:
                 found = _check_strict(facts, mention, base, "")
         else:
             found = _check_text(facts, mention, base, where, plugin)
+        judged[same] = found
         if found is not None:
             key = (mention.position.path, found[0])
             first.setdefault(key, found[1])

@@ -114,7 +114,8 @@ def scan_agent(
         problems.append(problem)
     prefixes = settings["include-prefixes"]
     follow = settings["include-follow"]
-    markdown = scan(source.text)  # once, for the fences, links and mentions alike
+    # once, for the fences, the headings in them, links and mentions alike
+    markdown = scan(source.text, fenced_only=True)
     emissions = [
         Emission(name, text, pos, None) for text, pos in _fenced(source, problems, cache, markdown)
     ]
@@ -177,7 +178,7 @@ def _fenced(
     found = cache.by_path.get(source.path)
     if found is not None:
         return found
-    md = markdown or scan(source.text)
+    md = markdown or scan(source.text, fenced_only=True)
     problem = unclosed_fence_problem(source.path, md, markers=True)
     if problem is not None:
         problems.append(problem)

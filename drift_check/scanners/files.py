@@ -151,12 +151,18 @@ def glob_pattern(glob: str) -> re.Pattern[str] | _WildcardMatcher:
     every shipped glob does, and a regex is faster), otherwise an automaton that cannot be
     made to backtrack. A `**/` backtracks only over whole folders (a name is matched
     possessively up to its `/`), so it costs the path's depth, not its length."""
+    regex = _glob_regex(glob)
+    return _WildcardMatcher(_tokens(glob)) if regex is None else re.compile(regex)
+
+
+@lru_cache(maxsize=256)
+def _glob_regex(glob: str) -> str | None:
+    """The regular expression of `glob_pattern`, not compiled; None for an automaton."""
     tokens = _tokens(glob)
     within = sum(kind in ("any", "star") for kind, _ in tokens)
     if within > 2 or within + sum(kind == "folders" for kind, _ in tokens) > 3:
-        return _WildcardMatcher(tokens)
-    regex = "".join(_REGEX.get(kind) or re.escape(value) for kind, value in tokens)
-    return re.compile(regex + r"\Z")
+        return None
+    return "".join(_REGEX.get(kind) or re.escape(value) for kind, value in tokens) + r"\Z"
 
 
 def matches(path: str, globs: Iterable[str]) -> bool:
@@ -167,11 +173,10 @@ def matches(path: str, globs: Iterable[str]) -> bool:
 def _patterns(globs: tuple[str, ...]) -> tuple[re.Pattern[str] | _WildcardMatcher, ...]:
     """The globs' matchers, the regular expressions joined into one: a path is matched
     against all of them in one call (discovery matches every file of the tree)."""
-    compiled = [glob_pattern(g) for g in globs]
-    regexes = [p.pattern for p in compiled if isinstance(p, re.Pattern)]
-    others = tuple(p for p in compiled if not isinstance(p, re.Pattern))
+    regexes = [r for r in map(_glob_regex, globs) if r is not None]
     if len(regexes) < 2:
-        return tuple(compiled)
+        return tuple(glob_pattern(g) for g in globs)
+    others = tuple(glob_pattern(g) for g in globs if _glob_regex(g) is None)
     return (re.compile("|".join(f"(?:{r})" for r in regexes)), *others)
 
 

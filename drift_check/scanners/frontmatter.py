@@ -5,15 +5,19 @@ comments and simple `- item` lists.
 Importing ruamel.yaml costs more than checking a whole repository, so such frontmatter is
 read by a line scan that gives exactly what the strict YAML parser gives (proved by
 `tests/test_frontmatter_property.py`); anything else (escapes, flow collections, anchors,
-tags, block scalars, numbers, dates, nesting, duplicate keys) goes to ruamel.yaml. Booleans
-are read here too: `user-invocable: false` is common in real skills.
+tags, folded scalars, floats, times, nesting, duplicate keys) goes to ruamel.yaml. Booleans,
+plain decimal integers, dates and empty values are read here too: `user-invocable: false`,
+`maxTurns: 20` and `created: 2025-12-16` are common in real skills and agents.
 """
 
 import re
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from drift_check.facts import InputProblem, Named, Position, Source
 from drift_check.yaml_loader import MAX_ALIASES, MAX_DEPTH
+
+if TYPE_CHECKING:
+    from datetime import date
 
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 # A top-level key: plain (not a list item or comment), or quoted.
@@ -31,11 +35,28 @@ _NOT_PLAIN = re.compile(r": |:$| #")
 _ESCAPE = re.compile(r"\\([\"\\])")
 _FLOW_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_./-]*")
 # Characters a strict parser rejects or reads as line breaks: leave those to it.
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff]")
+_UNSAFE = "[\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff]"
 _QUOTED = re.compile(r'"((?:[^"\\\t]|\\["\\])*+)"|\'([^\'\t]*)\'')
 _NON_STRING = re.compile(
     r"(?:null|Null|NULL|true|True|TRUE|false|False|FALSE|\.inf|\.Inf|\.INF|\.nan|\.NaN|\.NAN|<<)\Z"
 )
+# What the strict parser reads as an int or a date, in the one spelling of each read here.
+_INT = re.compile(r"(?:0|[1-9][0-9]{0,17})\Z")
+_DATE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})\Z")
+
+
+def _unsafe(text: str) -> bool:
+    """Whether `text` holds a character of `_UNSAFE` (every one of them is unprintable,
+    and most text is printable: the pattern, costly to compile, is compiled on first use)."""
+    global _UNSAFE_PATTERN
+    if text.isprintable():
+        return False
+    if _UNSAFE_PATTERN is None:
+        _UNSAFE_PATTERN = re.compile(_UNSAFE)
+    return _UNSAFE_PATTERN.search(text) is not None
+
+
+_UNSAFE_PATTERN: re.Pattern[str] | None = None
 
 
 class Frontmatter(NamedTuple):
@@ -51,12 +72,14 @@ _BOOLEANS = {
 }
 
 
-def _scalar(value: str) -> str | bool | None:
-    """The string or boolean a plain or simply quoted scalar stands for; None if it needs a
-    parser."""
+def _scalar(value: str) -> "str | bool | int | date | None":
+    """The string, boolean, integer or date a plain or simply quoted scalar stands for; None
+    if it needs a parser."""
     if value in _BOOLEANS:
         return _BOOLEANS[value]
-    if _UNSAFE.search(value):
+    if value[:1].isdigit():
+        return _number_or_date(value)
+    if _unsafe(value):
         return None
     quoted = _QUOTED.fullmatch(value)
     if quoted:
@@ -68,11 +91,37 @@ def _scalar(value: str) -> str | bool | None:
     return None
 
 
+def _number_or_date(value: str) -> "int | date | str | None":
+    """A plain value that starts with a digit: an int, a date, or text such as `7/10` (no
+    number, date or time holds a `/`)."""
+    if _INT.match(value):
+        return int(value)
+    if "/" in value:
+        plain = "\t" not in value and not _NOT_PLAIN.search(value) and not _unsafe(value)
+        return value if plain else None
+    m = _DATE.match(value)
+    if m is None:
+        return None
+    from datetime import date  # on first use: a few milliseconds
+
+    try:
+        return date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+    except ValueError:
+        return None  # no such day: the parser reports it
+
+
 def simple_yaml(body: str) -> dict[str, Any] | None:
     """The mapping a strict YAML parser reads from `body`, if `body` is simple enough to be
     read line by line; None means "not simple, ask ruamel.yaml". Simple: `key: scalar`,
-    `key:` with `  - item` lines, `key: [a, b]` of plain words, and `key: |` (or `|-`)
-    literal blocks."""
+    `key:` with `  - item` lines, `key: [a, b]` of plain words, `key: |` (or `|-`) literal
+    blocks and `key: >` (or `>-`) folded blocks of plain lines."""
+    return _line_scan(body)[0]
+
+
+def _line_scan(body: str) -> tuple[dict[str, Any] | None, tuple[int, int] | None]:
+    """`simple_yaml`'s answer and, when it gives up at a `key: value` line whose plain
+    value holds a `: ` (the commonest invalid frontmatter: an unquoted description), that
+    line and the column of the colon (0-based): where the strict parser stops."""
     data: dict[str, Any] = {}
     list_key: str | None = None
     block_lists: list[str] = []  # keys written `key:`, whose items follow as `  - item`
@@ -86,14 +135,14 @@ def simple_yaml(body: str) -> dict[str, Any] | None:
         if line.startswith("  - ") and list_key is not None:
             item = _scalar(line[4:])
             if item is None:
-                return None
+                return None, None
             data[list_key].append(item)
             continue
         key, sep, value = line.partition(":")
         if not sep or not _KEY.fullmatch(key) or key in data or _NON_STRING.match(key):
-            return None
+            return None, None
         if len(key) > 1024:
-            return None  # YAML limits implicit keys to 1024 characters
+            return None, None  # YAML limits implicit keys to 1024 characters
         list_key = None
         if not value:
             data[key] = []
@@ -101,21 +150,31 @@ def simple_yaml(body: str) -> dict[str, Any] | None:
             block_lists.append(key)
             continue
         if not value.startswith(" "):
-            return None
+            return None, None
         value = value[1:]
-        if value in ("|", "|-"):
-            block, i = _literal_block(lines, i, strip=value == "|-")
+        if value in ("|", "|-", ">", ">-"):
+            block, i = _literal_block(lines, i, strip=value[1:] == "-")
+            if block is not None and value[0] == ">":
+                block = _folded(block)
             if block is None:
-                return None
+                return None, None
             data[key] = block
             continue
         scalar = _flow_words(value) if value.startswith("[") else _scalar(value)
         if scalar is None:
-            return None
+            colon = _NOT_PLAIN.search(value)
+            if (
+                colon is None
+                or colon.group()[0] != ":"
+                or not _PLAIN.fullmatch(value, 0, colon.start())
+            ):
+                return None, None
+            return None, (i - 1, len(key) + 2 + colon.start())
         data[key] = scalar
-    if any(data[k] == [] for k in block_lists):
-        return None  # an empty `key:` is null in YAML
-    return data
+    for k in block_lists:
+        if data[k] == []:
+            data[k] = None  # an empty `key:` is null in YAML
+    return data, None
 
 
 def _flow_words(value: str) -> list[str] | None:
@@ -142,7 +201,7 @@ def _literal_block(lines: list[str], i: int, strip: bool) -> tuple[str | None, i
     )  # the last line with text: it ends the block with a line break unless it ends the body
     while i < len(lines):
         raw = lines[i]
-        if _UNSAFE.search(raw):
+        if _unsafe(raw):
             return None, i
         if not raw.strip(" "):
             if raw and not content:
@@ -167,6 +226,46 @@ def _literal_block(lines: list[str], i: int, strip: bool) -> tuple[str | None, i
         return "", i
     text = "\n".join(content)
     return (text if strip or last == len(lines) - 1 else text + "\n"), i
+
+
+def _parser_says_context() -> bool:
+    """Whether ruamel.yaml parses with its C extension (libyaml), whose error for a `: `
+    in a plain value is "mapping values are not allowed in this context" (its pure-Python
+    parser words it otherwise)."""
+    global _C_PARSER
+    if _C_PARSER is None:
+        from importlib.machinery import PathFinder
+
+        _C_PARSER = PathFinder.find_spec("_ruamel_yaml") is not None
+    return _C_PARSER
+
+
+_C_PARSER: bool | None = None
+
+
+def _reader_stop(body: str) -> bool:
+    """A character the strict parser's reader refuses, anywhere in `body` (tabs and line
+    feeds are text; a carriage return is left to the parser too)."""
+    global _READER_STOPS
+    if body.replace("\t", " ").replace("\n", " ").isprintable():
+        return False  # every stop is unprintable
+    if _READER_STOPS is None:
+        _READER_STOPS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff]")
+    return _READER_STOPS.search(body) is not None
+
+
+_READER_STOPS: re.Pattern[str] | None = None
+
+
+def _folded(literal: str) -> str | None:
+    """A `>` block scalar from the text its lines give as a `|` block: its lines joined by
+    spaces. None where folding keeps line breaks or spaces (blank or more-indented lines,
+    spaces at a line's end): the parser reads those."""
+    text = literal.removesuffix("\n")
+    lines = text.split("\n")
+    if any(not ln or ln[0] == " " or ln[-1] == " " for ln in lines):
+        return None
+    return " ".join(lines) + literal[len(text) :]
 
 
 def _hint(problem: str) -> str:
@@ -211,9 +310,19 @@ def read_frontmatter(
         line += body.count("\n", counted, m.start())
         counted = m.start()
         key_lines.setdefault(key, line)
-    data = simple_yaml(body)
+    data, colon = _line_scan(body)
     if data is not None:
         return Frontmatter(data, key_lines, None)
+    if colon is not None and _parser_says_context() and not _reader_stop(body):
+        # the strict parser's own error, without importing it: a plain value cannot hold
+        # `: ` (its reader would stop first at a control character anywhere in the body)
+        message = "mapping values are not allowed in this context"
+        problem = InputProblem(
+            Position(source.path, colon[0] + 2, colon[1] + 1),
+            "frontmatter",
+            f"frontmatter is not valid YAML: {message}; {_hint(message)}",
+        )
+        return Frontmatter(None, key_lines, problem)
     from drift_check.yaml_loader import YamlError, YamlLimit, safe_load  # ruamel on first use
 
     try:
@@ -277,17 +386,34 @@ def frontmatter_names(
         names = [str(v).strip() for v in value if str(v).strip()]
     else:
         return ()
-    lines = source.text.split("\n")
+    text = source.text
     line = key_lines.get(key, 1)  # 1-based
+    start = _line_start(text, line)
     column = len(key) + 1  # search after the key on its own line
     out = []
     for name in names:
         pos = Position(source.path, key_lines.get(key, 1), 1)
-        for n in range(line, min(len(lines), line + 200) + 1):
-            i = lines[n - 1].find(name, column if n == line else 0)
+        n, at = line, start  # each line up to 200 after the last name found, within the line
+        while n <= line + 200:
+            end = text.find("\n", at)
+            end = len(text) if end < 0 else end
+            i = text.find(name, at + (column if n == line else 0), end)
             if i >= 0:
-                pos = Position(source.path, n, i + 1)
-                line, column = n, i + len(name)
+                pos = Position(source.path, n, i - at + 1)
+                line, start, column = n, at, i - at + len(name)
                 break
+            if end == len(text):
+                break
+            n, at = n + 1, end + 1
         out.append(Named(name, pos))
     return tuple(out)
+
+
+def _line_start(text: str, line: int) -> int:
+    """Where 1-based `line` starts in `text` (its end when the text has fewer lines)."""
+    at = 0
+    for _ in range(line - 1):
+        at = text.find("\n", at) + 1
+        if not at:
+            return len(text)
+    return at

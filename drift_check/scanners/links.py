@@ -209,19 +209,37 @@ _EXTENSION = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,7}\Z")
 # Characters and runs that make a path a pattern or a slot to fill, not a file.
 _TEMPLATED = re.compile(r"[{}<>$*?\[\]%|=()@:;,!#'\"\\~^+]|\.\.\.|…|YYYY|XXX|NNN")
 # Words near a path saying the bundle does not ship it: the reader creates it, a tool writes
-# it, or it is the user's project's.
-_NOT_BUNDLED = re.compile(
+# it, or it is the user's project's. Compiled on first use, as `_here` (each costs about a
+# millisecond to compile, more than a small tree's scan needs them).
+_NOT_BUNDLED = (
     r"\b(?:creat\w*|writ(?:e|es|ing|ten)|wrote|generat\w*|outputs?|"
     r"sav(?:e|es|ed|ing)|produc\w*|emit\w*|scaffold\w*|touch|mkdir|append\w*|initiali[sz]\w*|"
     r"render\w*|export\w*|dump\w*|renam\w*|mov(?:e|es|ed|ing)|cop(?:y|ies|ied|ying)|"
     r"download\w*|becomes?|new file|will (?:be|contain|hold|live)|"
-    r"your|the user's|(?:the|this) (?:project|repo|repository|codebase|workspace)(?:'s)?)\b",
-    re.I,
+    r"your|the user's|(?:the|this) (?:project|repo|repository|codebase|workspace)(?:'s)?)\b"
 )
-# Words right after a file name saying it sits beside the text that names it.
-_HERE = re.compile(
-    r"\W{0,3}(?:in|from|inside|under) this (?:skill's )?(?:directory|folder|skill)\b", re.I
+# The lowercase text every match of `_NOT_BUNDLED` contains: a line with none has no match.
+_NOT_BUNDLED_PARTS = (
+    *("creat", "writ", "wrote", "generat", "output", "sav", "produc", "emit", "scaffold"),
+    *("touch", "mkdir", "append", "initiali", "render", "export", "dump", "renam", "mov"),
+    *("cop", "download", "become", "your", "new file", "will ", "user's", "project", "repo"),
+    *("codebase", "workspace"),
 )
+
+
+@lru_cache(maxsize=2)
+def _not_bundled(ignore_case: bool) -> re.Pattern[str]:
+    """`_NOT_BUNDLED`, case-insensitive, or as it matches a lowercased ASCII line (the same
+    matches at the same offsets)."""
+    return re.compile(_NOT_BUNDLED, re.I if ignore_case else 0)
+
+
+@lru_cache(maxsize=1)
+def _here() -> re.Pattern[str]:
+    """Words right after a file name saying it sits beside the text that names it."""
+    return re.compile(
+        r"\W{0,3}(?:in|from|inside|under) this (?:skill's )?(?:directory|folder|skill)\b", re.I
+    )
 
 
 def find_mentions(
@@ -233,7 +251,7 @@ def find_mentions(
     file names in a skill's `license:` line (`license:` on 1-based `license_line`)."""
     text = source.text
     out: list[Mention] = []
-    markdown = markdown or scan(text)
+    markdown = markdown or scan(text, 0)
     body = _body_start(text)
     cursor = Cursor(source)
     for m in _VARIABLE.finditer(text):
@@ -255,6 +273,7 @@ def find_mentions(
     # Only lines holding `a/b` or `a.b` can name a path: a search for the separator (fast)
     # finds the next such line.
     number, done = 1, 0
+    words = _NotBundled(text)
     candidate = _SEPARATOR.search(text, _line_offset(text, body))
     while candidate is not None:
         at = candidate.start()
@@ -268,7 +287,9 @@ def find_mentions(
         number += text.count("\n", done, start)
         done = start
         if not markdown.in_fence(number):
-            out.extend(_line_mentions(source, text[start:end], number))
+            # no path of the line starts before the blank in front of this separator
+            first = text.rfind(" ", start, at) + 1 or start
+            out.extend(_line_mentions(source, text[start:end], number, words, first - start))
         candidate = _SEPARATOR.search(text, end)
     out.sort(key=lambda mention: (mention.position.line, mention.position.column))
     return out
@@ -292,7 +313,10 @@ def _body_start(text: str) -> int:
     return 1 if end < 0 else text.count("\n", 0, end) + 3
 
 
-def _line_mentions(source: Source, line: str, number: int) -> list[Mention]:
+def _line_mentions(
+    source: Source, line: str, number: int, words: _NotBundled, first: int
+) -> list[Mention]:
+    """The mentions on `line`, whose prose can name no path before offset `first`."""
     text = _LINK_SPAN.sub(_blank, line) if "[" in line else line
     found: list[tuple[int, str, bool]] = []  # column offset, token, in code
     if "`" in text:
@@ -309,7 +333,7 @@ def _line_mentions(source: Source, line: str, number: int) -> list[Mention]:
         prose.append(text[done:])
         text = "".join(prose)
     if _SEPARATOR.search(text):
-        found += [(m.start(), m.group(0), False) for m in _PROSE_PATH.finditer(text)]
+        found += [(m.start(), m.group(0), False) for m in _PROSE_PATH.finditer(text, first)]
     out = []
     verbs: list[tuple[int, int]] | None = None  # where the line says "create", "your", ...
     for at, path, in_code in found:
@@ -317,14 +341,43 @@ def _line_mentions(source: Source, line: str, number: int) -> list[Mention]:
             continue
         end = at + len(path)
         if verbs is None:
-            verbs = [(m.start(), m.end()) for m in _NOT_BUNDLED.finditer(line)]
+            verbs = words.find(line)
         if verbs and _near(verbs, at, end):
             continue
         bare = "/" not in path.rstrip("/")
-        here = bare and _HERE.match(line, end, end + 40) is not None
+        here = bare and _here().match(line, end, end + 40) is not None
         position = Position(source.path, number, at + 1)
         out.append(Mention(path.rstrip("/"), "text", position, bare, here))
     return out
+
+
+class _NotBundled:
+    """Where `_NOT_BUNDLED` matches in the lines of one text. Most lines have no such word:
+    a line holding none of the parts of its words that the text holds (found on first use)
+    is passed over without the (slow) regex."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.parts: tuple[str, ...] | None = None
+
+    def find(self, line: str) -> list[tuple[int, int]]:
+        ascii_only = line.isascii()
+        if ascii_only or not any(ch in line for ch in _FOLDS_TO_ASCII):
+            if self.parts is None:
+                lower = self.text.lower()
+                self.parts = tuple(part for part in _NOT_BUNDLED_PARTS if part in lower)
+            lower = line.lower()
+            if not any(part in lower for part in self.parts):
+                return []
+            if ascii_only:
+                return [(m.start(), m.end()) for m in _not_bundled(False).finditer(lower)]
+        return [(m.start(), m.end()) for m in _not_bundled(True).finditer(line)]
+
+
+# The characters beyond ASCII that a case-insensitive pattern matches to ASCII letters
+# (dotted and dotless I, long s, the Kelvin sign): without them, what such a pattern of
+# ASCII words matches in a line is ASCII text, found in the lowercased line too.
+_FOLDS_TO_ASCII = "\u0130\u0131\u017f\u212a"
 
 
 def _blank(m: re.Match[str]) -> str:
@@ -365,7 +418,12 @@ def _code_spans(runs: list[tuple[int, int]]) -> list[tuple[int, int]]:
 def _path_shaped(path: str, in_code: bool) -> bool:
     """A relative path of the bundle: folders and a name (in prose, a name with an
     extension or a folder with its `/`), or a file name with an extension."""
-    if _TEMPLATED.search(path) or path.startswith(("/", "-", "~", "./", "../")):
+    if in_code:
+        if _TEMPLATED.search(path):
+            return False
+    elif "XXX" in path or "NNN" in path or "YYYY" in path:
+        return False  # the only slots of `_TEMPLATED` a prose path (`[\w./-]`) can hold
+    if path.startswith(("/", "-", "~", "./", "../")):
         return False
     segments = path.rstrip("/").split("/")
     if "" in segments or "." in segments or ".." in segments:

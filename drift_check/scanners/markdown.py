@@ -124,9 +124,10 @@ def heading_text(rest: str) -> str:
     return _CLOSING_HASHES.sub("", text).strip() if text.endswith("#") else text
 
 
-def scan(text: str, max_level: int = 6) -> MarkdownScan:
+def scan(text: str, max_level: int = 6, fenced_only: bool = False) -> MarkdownScan:
     """Fences and headings (up to `max_level`; 0 for fences only) of `text`, lines
-    separated by `\\n`."""
+    separated by `\\n`. `fenced_only`: only the headings inside fences (what an agent's
+    emissions are), found by looking only at the lines of the fences."""
     headings: list[HeadingLine] = []
     fences: list[FenceSpan] = []
     fence_line = fence_len = fence_indent = fence_column = 0
@@ -137,7 +138,12 @@ def scan(text: str, max_level: int = 6) -> MarkdownScan:
     count = text.count
     last = 0
     line = 0
-    for m in _fence_lines(text) if not max_level else _candidates(max_level).finditer(text):
+    opened = 0  # where the open fence's opening line ends
+    if fenced_only or not max_level:
+        lines = _fence_lines(text)
+    else:
+        lines = _candidates(max_level).finditer(text)
+    for m in lines:
         start = m.start()  # the newline before the line: the line's offset in the real text
         line += count("\n", last, start + 1)
         last = start + 1
@@ -158,12 +164,24 @@ def scan(text: str, max_level: int = 6) -> MarkdownScan:
                 fence_indent, fence_column = indent, column
                 fence_quoted = ">" in container
                 fence_info = rest.strip()
+                opened = m.end()
             elif (
                 char == fence_char
                 and len(run) >= fence_len
                 and indent - fence_indent < 4
                 and not rest.strip(" \t")
             ):
+                if fenced_only and max_level:
+                    _fenced_headings(
+                        text,
+                        opened,
+                        start,
+                        fence_line,
+                        fence_indent,
+                        fence_quoted,
+                        max_level,
+                        headings,
+                    )
                 fences.append(
                     FenceSpan(
                         fence_line,
@@ -184,12 +202,51 @@ def scan(text: str, max_level: int = 6) -> MarkdownScan:
         if title:
             headings.append(HeadingLine(line, column, len(run), title, bool(fence_char), start))
     if fence_char:
+        if fenced_only and max_level:
+            _fenced_headings(
+                text, opened, len(text), fence_line, fence_indent, fence_quoted, max_level, headings
+            )
         fences.append(
             FenceSpan(
                 fence_line, None, fence_char, fence_len, fence_indent, fence_column, fence_info
             )
         )
     return MarkdownScan(tuple(headings), tuple(fences), tuple(f.open_line for f in fences))
+
+
+def _fenced_headings(
+    text: str,
+    start: int,
+    end: int,
+    line: int,
+    indent_of_fence: int,
+    quoted: bool,
+    max_level: int,
+    out: list[HeadingLine],
+) -> None:
+    """The headings on the lines of `text` (with `scan`'s leading newline) between offsets
+    `start` and `end`: the inside of a fence opened on 1-based `line` at indentation
+    `indent_of_fence` (in a block quote where `quoted`), as `scan` reads them there."""
+    count = text.count
+    last = start
+    for m in _candidates(max_level).finditer(text, start, end):
+        at = m.start()
+        line += count("\n", last, at + 1)
+        last = at + 1
+        container, ws, run, rest = m.groups()
+        if run[0] != "#":
+            continue  # a fence run inside the fence: not its closer, and no heading
+        if container:
+            if not quoted or _has_list_marker(container):
+                continue
+            indent = _indent_width(_CONTAINER_MARK.sub(" ", container) + ws)
+        else:
+            indent = _indent_width(ws) if ws else 0
+        if indent - indent_of_fence >= 4:
+            continue
+        title = heading_text(rest)
+        if title:
+            out.append(HeadingLine(line, len(container) + len(ws) + 1, len(run), title, True, at))
 
 
 def unclosed_fence_problem(path: str, markdown: MarkdownScan, markers: bool) -> InputProblem | None:

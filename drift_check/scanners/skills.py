@@ -42,7 +42,7 @@ def scan_skill(
     if problem is not None:
         problems.append(problem)
     text = source.text
-    markdown = scan(text)
+    markdown = scan(text, 0)  # the fences: a skill's headings are not facts
     fence = unclosed_fence_problem(path, markdown, markers=False)
     if fence is not None:
         problems.append(fence)
