@@ -689,6 +689,79 @@ class Structured(NamedTuple):
 EMPTY_STRUCTURED = Structured({}, (), (), ())
 
 
+class StateName(NamedTuple):
+    """A state name as written in one place (`"COMPLETE"` in a block, `` `REVIEW` `` in a
+    table row)."""
+
+    name: str
+    position: Position
+
+
+class StateList(NamedTuple):
+    """State names listed together in one place: a schema `enum`, a states table, a constant
+    in code (a source or a copy of one), or the branches of a handler (a table, a list, an
+    arrow tree, comparisons in code)."""
+
+    kind: str  # "schema-enum", "table", "alternatives", "python", "typescript", "list", "tree"
+    label: str  # how a message names it: "the `enum` of `status`", "`VALID_STATES`"
+    position: Position  # where the list starts
+    states: tuple[StateName, ...]
+    complete: bool = False  # it claims every state of the field (a schema `enum`, `VALID_X`)
+
+
+class Vocabulary(NamedTuple):
+    """One field's state names: the list that defines them, the other lists that restate
+    them, the states producers give the field, and the handlers that branch on it."""
+
+    field: str  # the key (`plan_status`), as producers write it
+    source: StateList | None
+    copies: tuple[StateList, ...]
+    emitted: tuple[StateName, ...]  # every literal value a producer gives the field
+    handlers: tuple[StateList, ...]
+    configured: bool = False  # named by the pack's `vocabularies` setting
+
+    @property
+    def defined(self) -> frozenset[str]:
+        return frozenset(s.name for s in self.source.states) if self.source else frozenset()
+
+
+class NameReference(NamedTuple):
+    """A skill, agent or command named in text as something that runs: `Skill("x")`, or
+    "spawned by `x`" / "dispatched by `/x`"."""
+
+    name: str  # as it must exist: `x`, `plugin:x`, `gsd:plan-phase` for `/gsd:plan-phase`
+    kind: str  # "skill" (the Skill tool loads it) or "spawner" (it spawns this file's agent)
+    written: str  # the text as it stands, for the message
+    position: Position
+
+
+class PythonModule(NamedTuple):
+    """What a Python file defines, read with `ast`: top-level functions, classes and
+    assignments (also under `if`/`try` at the top level), and `Class.member` names."""
+
+    path: str
+    symbols: dict[str, int]  # name -> line of its definition
+    line_count: int
+    parsed: bool  # False: the file does not parse (its citations are not checked)
+    # classes whose members are all known (no base class): any other `X.member` may be
+    # inherited or set elsewhere
+    closed: frozenset[str] = frozenset()
+
+
+class Citation(NamedTuple):
+    """A document citing a place in a Python file of the tree: `path.py::NAME` or
+    `path.py:LINE` (`:LINE-LINE`)."""
+
+    written: str  # as written: `hooks/load.py::Loader.run`
+    target: str  # the repository path it resolves to
+    position: Position
+    symbol: str = ""  # after `::`, pytest's `Class::test` joined with `.`
+    line: int = 0  # after `:`
+    end_line: int = 0  # the end of a `:LINE-LINE` range (= `line` for one line)
+    expects: str = ""  # the identifier the text puts next to the citation, if any
+    held: str = ""  # the cited lines' text, when the citation `expects` an identifier
+
+
 class Facts(NamedTuple):
     """Everything the rules read. `derived` is where rules memoise what they compute from
     the facts (one per run); nothing else in here changes after the scan."""
@@ -737,3 +810,10 @@ class Facts(NamedTuple):
     # consumers themselves (`references/planner-reviews.md`: "from `<files_to_read>`"), by path
     reference_reads: dict[str, tuple[ReadGate, ...]] = {}  # noqa: RUF012 (never mutated)
     structured: Structured = EMPTY_STRUCTURED  # schemas, structured blocks and their readers
+    # state vocabularies: sources, copies, producers' values and handlers, per field
+    vocabularies: tuple[Vocabulary, ...] = ()
+    # skills, agents and commands named in text as things that run
+    name_references: tuple[NameReference, ...] = ()
+    # `path.py::NAME` and `path.py:LINE` citations in documents, and the files they cite
+    citations: tuple[Citation, ...] = ()
+    python_modules: dict[str, PythonModule] = {}  # noqa: RUF012 (by path; never mutated)

@@ -106,6 +106,35 @@ SKILL_MATRIX = mapping(
     Setting("on-demand-columns", COLUMNS, [], "columns of skills loaded on demand; none: found by their words"),
 )  # fmt: skip
 
+_VOCABULARY_KEYS = frozenset({"field", "source", "copies", "handlers"})
+
+
+def _vocabulary_entries(value: Any) -> bool:
+    return isinstance(value, list) and all(
+        isinstance(entry, dict)
+        and set(entry) <= _VOCABULARY_KEYS
+        and isinstance(entry.get("field"), str)
+        and entry["field"] != ""
+        and isinstance(entry.get("source", ""), str)
+        and all(_strings(entry.get(key, [])) for key in ("copies", "handlers"))
+        for entry in value
+    )
+
+
+VOCABULARIES = Kind(
+    "list of vocabularies",
+    "a list of mappings with `field` and optional `source`, `copies` (lists) and `handlers` (globs)",
+    _vocabulary_entries,
+    is_list=True,
+)
+
+# skills the host provides with no SKILL.md in the tree: Claude Code's bundled skills
+# (code.claude.com/docs/en/commands); a `Skill("x")` naming one of them names a skill
+BUILTIN_SKILLS = [
+    "batch", "claude-api", "code-review", "debug", "init", "loop", "review", "schedule",
+    "security-review", "simplify", "update-config",
+]  # fmt: skip
+
 # Claude Code's hook events (code.claude.com/docs/en/hooks)
 HOOK_EVENTS = [
     "PreToolUse", "PostToolUse", "PostToolUseFailure", "PostToolBatch",
@@ -175,6 +204,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("dispatch-keys", STRINGS, ["ACTION", "DATA"], "a fenced block with one of these fields (`ACTION: collect`) at its left margin is a dispatch template"),
     Setting("structured-schemas", GLOBS, ["**/*.schema.json"], "JSON Schema files: each is checked itself (DC920-DC922) and may be claimed by blocks"),
     Setting("schema-pairs", NAME_MAP, {}, "which schema a block claims: a template name (`CONTEXT_RESULT`), or an info string with an optional ` in GLOB` (`json in skills/*/SKILL.md`), mapped to a schema file"),
+    Setting("vocabularies", VOCABULARIES, [], "state vocabularies the shapes alone do not find (DC950-DC953): each names a `field`, its `source` (a file, or `path::NAME` for a code constant), `copies` that must hold every state, and `handlers` (globs of files whose branch lists handle the field)"),
+    Setting("builtin-skills", STRINGS, BUILTIN_SKILLS, "skills the host provides without a SKILL.md in the tree, which `Skill(\"x\")` may name (DC960)"),
 )  # fmt: skip
 
 EXTEND = "extend-"

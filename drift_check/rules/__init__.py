@@ -17,6 +17,8 @@
 - `orphans`     DC901  information: skills nothing refers to
 - `structured`  DC920-DC949  JSON Schemas, the blocks that claim them, their tables,
                 readers and dispatchers
+- `vocabulary`  DC950-DC959  state vocabularies: sources, copies, producers and handlers
+- `references`  DC960-DC969  skills, agents and code symbols named in text
 """
 
 from __future__ import annotations
@@ -34,12 +36,14 @@ from drift_check.rules import (
     orphans,
     plugins,
     read_tags,
+    references,
     restated,
     roster,
     skills,
     structured,
     suppressions,
     tools,
+    vocabulary,
 )
 from drift_check.rules.base import Finding, Hit, Rule, rule
 
@@ -63,6 +67,8 @@ ALL_RULES: tuple[Rule, ...] = tuple(
             *restated.RULES,
             *orphans.RULES,
             *structured.RULES,
+            *vocabulary.RULES,
+            *references.RULES,
         ),
         key=lambda r: r.code,
     )

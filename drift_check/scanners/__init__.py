@@ -9,13 +9,16 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from drift_check.config import Config
 from drift_check.facts import (
     Agent,
+    Citation,
     Command,
     Directive,
     Facts,
     FencedHeading,
     InputProblem,
     MemoryFile,
+    NameReference,
     Position,
+    PythonModule,
     ReadGate,
     Skill,
     SkillMatrix,
@@ -23,6 +26,7 @@ from drift_check.facts import (
     SkillVariant,
     UnassignedList,
     UndeclaredAgent,
+    Vocabulary,
 )
 from drift_check.scanners.agents import HeadingCache, scan_agent
 from drift_check.scanners.consumers import python_literals_read, scan_consumers, settings_globs
@@ -173,6 +177,7 @@ def build_facts(config: Config, discovered: Discovered | None = None) -> Facts:
     reference_reads = _reference_reads(
         repo, all_agents, set(consumers), tuple(settings["legacy-read-tags"])
     )
+    vocabularies, references, citations, modules = _contracts_by_name(repo, settings, problems)
     problems.extend(repo.problems)
     # only DC901 reads them, and only where a skill matrix wires skills (it reads every
     # Markdown file of the tree: most of the time of a large marketplace)
@@ -244,7 +249,25 @@ def build_facts(config: Config, discovered: Discovered | None = None) -> Facts:
         name_uses=name_uses,
         reference_reads=reference_reads,
         structured=structured,
+        vocabularies=vocabularies,
+        name_references=references,
+        citations=citations,
+        python_modules=modules,
     )
+
+
+def _contracts_by_name(
+    repo: Repo, settings: dict[str, Any], problems: list[InputProblem]
+) -> tuple[
+    tuple[Vocabulary, ...], tuple[NameReference, ...], tuple[Citation, ...], dict[str, PythonModule]
+]:
+    """State vocabularies, and the skills, agents and code symbols documents name."""
+    from drift_check.scanners.references import find_references
+    from drift_check.scanners.vocabulary import find_vocabularies
+
+    vocabularies = find_vocabularies(repo, settings, problems)
+    references, citations, modules = find_references(repo, settings)
+    return vocabularies, references, citations, modules
 
 
 def _name_uses(

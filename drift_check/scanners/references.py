@@ -1,0 +1,315 @@
+"""Names that text relies on: skills loaded by name, the agents or commands said to spawn
+an agent, and citations of Python code (`path.py::NAME`, `path.py:LINE`).
+
+Only Markdown is read for them (prompts and docs); a cited Python file is read with the
+standard `ast` for what it defines. A citation counts only when its path resolves to a
+file of the tree from the citing document's folder or one of the folders above it (paths
+in examples and templates name files of other projects, and are left alone).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Any
+
+from drift_check.facts import Citation, NameReference, PythonModule, Source
+from drift_check.scanners.files import Repo, matches
+
+# `Skill("x")`, `Skill('x')`, `Skill(skill="x", args=...)`, also with escaped quotes
+_SKILL_CALL = re.compile(
+    r"""\bSkill\(\s*(?:(?:skill|name|command)\s*[=:]\s*)?\\?(["'])([^"'\\\n]{1,200})\\?\1"""
+)
+_LOAD_FROM = re.compile(
+    r"(?i)\bload(?:s|ing)?\s+(?:the\s+)?skill\s+(?:from|at)\s*:?\s*`?"
+    r"(?:[\w./-]*/)?skills/([\w.-]+)/SKILL\.md"
+)
+_NAME = re.compile(r"[\w][\w:.-]*\Z")
+_SPAWN = re.compile(r"(?i)\b(?:spawned|dispatched)\s+by\b[ \t]*(:?)[ \t]*")
+_KIND = r"(?:workflow|agent|sub-?agent|skill|command|orchestrator)s?\b"
+_SPAWNER = re.compile(
+    r"`/?([^`\s]{1,100})`"  # `name`, `/command`
+    r"|/(\w[\w:-]{0,99}+)(?!/|\.\w)"  # /command, not /a/path nor /file.md
+    r"|([a-z0-9]+(?:-[a-z0-9]+)+)(?=[ \t]+" + _KIND + ")"  # kebab-name workflow
+)
+_JOIN = re.compile(r"(?i)[ \t]*(?:,|\bor\b|\band\b)[ \t]*(?:the[ \t]+)?")
+_ITEM = re.compile(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+")
+
+_PY_PATH = r"(?<![\w./@-])((?:[\w.-]+/)*[\w-][\w.-]*\.py)"
+_SYMBOL_CITATION = re.compile(
+    _PY_PATH + r"::([A-Za-z_]\w*(?:(?:::|\.)[A-Za-z_]\w*)*)(?:\[[^\]\n]{0,200}\])?"
+)
+_LINE_CITATION = re.compile(_PY_PATH + r":(\d{1,7})(?:-(\d{1,7}))?(?![\w:])")
+_IDENT = r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)(?:\(\))?"
+_DASHES = "\u2014\u2013-"  # em dash, en dash, hyphen
+_BEFORE = re.compile(
+    r"`" + _IDENT + r"`[ \t]*(?:[(,:" + _DASHES + r"]|\bin\b|\bat\b)?[ \t]*[`(]?[ \t]*\Z"
+)
+_AFTER = re.compile(r"\A`?\)?[ \t]*[,:" + _DASHES + r"]?[ \t]*\(?`" + _IDENT + r"`")
+
+
+def find_references(
+    repo: Repo, settings: dict[str, Any]
+) -> tuple[tuple[NameReference, ...], tuple[Citation, ...], dict[str, PythonModule]]:
+    """Every skill and spawner named in the tree's Markdown, every citation of a Python
+    file of the tree, and what the cited files define."""
+    skip = tuple(settings["discovery-skip"])
+    references: list[NameReference] = []
+    citations: list[Citation] = []
+    existing = repo.existing()
+    for path in repo.files():
+        if not path.endswith(".md") or (skip and matches(path, skip)):
+            continue
+        source = repo.read(path)
+        if source is None:
+            continue
+        text = source.text
+        if "Skill(" in text or "kill from" in text or "kill at" in text:
+            references.extend(skill_references(source))
+        if "pawned" in text or "ispatched" in text:
+            references.extend(spawner_references(source))
+        if ".py:" in text:
+            citations.extend(python_citations(source, existing, repo))
+    modules: dict[str, PythonModule] = {}
+    for target in sorted({c.target for c in citations}):
+        source = repo.read(target)
+        if source is not None:
+            modules[target] = python_module(source)
+    kept = []
+    for citation in citations:
+        if citation.target not in modules:
+            continue
+        source = repo.read(citation.target)
+        if citation.expects and source is not None:
+            held = cited_lines(source, citation.line, citation.end_line)
+            citation = citation._replace(held=held)
+        kept.append(citation)
+    return tuple(references), tuple(kept), modules
+
+
+def skill_references(source: Source) -> list[NameReference]:
+    out = []
+    for m in _matches(_SKILL_CALL, source.text, "Skill("):
+        name = m.group(2).strip().split()[0] if m.group(2).strip() else ""
+        if _NAME.match(name):
+            out.append(
+                NameReference(name, "skill", _call(source.text, m), source.position(m.start(2)))
+            )
+    for m in _matches(_LOAD_FROM, source.text, "kill from", "kill at"):
+        out.append(NameReference(m.group(1), "skill", m.group(0), source.position(m.start(1))))
+    return out
+
+
+def _call(text: str, m: re.Match[str]) -> str:
+    """The whole `Skill(...)` call when it closes on its line, else what matched."""
+    close = text.find(")", m.end(), m.end() + 200)
+    newline = text.find("\n", m.end())
+    if close >= 0 and (newline < 0 or close < newline):
+        return text[m.start() : close + 1]
+    return m.group(0)
+
+
+def spawner_references(source: Source) -> list[NameReference]:
+    """Names after "spawned by" / "dispatched by": in backticks, a `/command`, or a
+    kebab-case name followed by what it is (`diagnose-issues` workflow); after a colon at
+    the end of a line, the first name of each item of the list that follows."""
+    text = source.text
+    out: list[NameReference] = []
+    for m in _matches(_SPAWN, text, "pawned", "ispatched"):
+        at = m.end()
+        line_end = text.find("\n", at)
+        line_end = len(text) if line_end < 0 else line_end
+        if m.group(1) and not text[at:line_end].strip():
+            out.extend(_listed_spawners(source, line_end + 1))
+            continue
+        out.extend(_spawner_chain(source, at, line_end))
+    return out
+
+
+def _spawner_chain(source: Source, at: int, end: int) -> list[NameReference]:
+    text = source.text
+    out = []
+    while at < end:
+        m = _SPAWNER.match(text, at, end)
+        if m is None:
+            break
+        group = next(g for g in (1, 2, 3) if m.group(g))
+        name = m.group(group).rstrip("()")
+        if group == 1 and "/" in name.lstrip("/"):
+            name = ""  # a path, not a name
+        if name and _NAME.match(name):
+            out.append(NameReference(name, "spawner", m.group(0), source.position(m.start(group))))
+        joined = _JOIN.match(text, m.end(), end)
+        if joined is None or joined.end() == m.end():
+            break
+        at = joined.end()
+    return out
+
+
+def _listed_spawners(source: Source, start: int) -> list[NameReference]:
+    """The first name of each item of the list after "spawned by:" (blank lines allowed
+    before it and between items)."""
+    text = source.text
+    out: list[NameReference] = []
+    at = start
+    seen_item = False
+    while at < len(text):
+        end = text.find("\n", at)
+        end = len(text) if end < 0 else end
+        line = text[at:end]
+        if not line.strip():
+            at = end + 1
+            continue
+        item = _ITEM.match(line)
+        if item is None:
+            if seen_item and line[:1] in (" ", "\t"):
+                at = end + 1
+                continue  # an item's continuation line
+            break
+        seen_item = True
+        out.extend(_spawner_chain(source, at + item.end(), end)[:1])
+        at = end + 1
+    return out
+
+
+def _resolve(repo: Repo, document: str, written: str, existing: frozenset[str]) -> str | None:
+    """The file a citation names: from the document's folder, then each folder above it."""
+    folder = document.rsplit("/", 1)[0] if "/" in document else ""
+    while True:
+        candidate = repo.resolve(f"{folder}/{written}" if folder else written)
+        if candidate is not None and candidate in existing:
+            return candidate
+        if not folder:
+            return None
+        folder = folder.rsplit("/", 1)[0] if "/" in folder else ""
+
+
+def python_citations(source: Source, existing: frozenset[str], repo: Repo) -> list[Citation]:
+    out = []
+    text = source.text
+    for m in _matches(_SYMBOL_CITATION, text, ".py::"):
+        target = _resolve(repo, source.path, m.group(1), existing)
+        if target is None:
+            continue
+        symbol = m.group(2).replace("::", ".")
+        out.append(Citation(m.group(0), target, source.position(m.start()), symbol=symbol))
+    for m in _matches(_LINE_CITATION, text, ".py:"):
+        target = _resolve(repo, source.path, m.group(1), existing)
+        if target is None:
+            continue
+        line = int(m.group(2))
+        end_line = int(m.group(3)) if m.group(3) else line
+        out.append(
+            Citation(
+                m.group(0),
+                target,
+                source.position(m.start()),
+                line=line,
+                end_line=max(line, end_line),
+                expects=_expected(text, m.start(), m.end(), target),
+            )
+        )
+    return out
+
+
+def _matches(pattern: re.Pattern[str], text: str, *needles: str) -> list[re.Match[str]]:
+    """The pattern's matches on the lines that hold one of `needles`, in order (a pattern
+    that may start anywhere costs too much run over a whole text)."""
+    lines: set[tuple[int, int]] = set()
+    for needle in needles:
+        at = text.find(needle)
+        while at >= 0:
+            start = text.rfind("\n", 0, at) + 1
+            end = text.find("\n", at)
+            end = len(text) if end < 0 else end
+            lines.add((start, end))
+            at = text.find(needle, end)
+    return [m for start, end in sorted(lines) for m in pattern.finditer(text, start, end)]
+
+
+def _expected(text: str, start: int, end: int, target: str) -> str:
+    """The identifier written next to a `path.py:LINE` citation on its line: just before
+    it (`` `load()` (hooks/x.py:12) ``) or just after (`` hooks/x.py:12 (`load`) ``)."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    line_end = len(text) if line_end < 0 else line_end
+    before = _BEFORE.search(text[max(line_start, start - 120) : start])
+    after = _AFTER.match(text[end : min(line_end, end + 120)])
+    found = before or after
+    if found is None:
+        return ""
+    name = found.group(1)
+    stem = target.rsplit("/", 1)[-1][: -len(".py")]
+    return "" if name in (stem, target) else name
+
+
+def python_module(source: Source) -> PythonModule:
+    """What a Python file defines at the top level (and in its classes), with lines."""
+    line_count = source.text.count("\n") + (0 if source.text.endswith("\n") else 1)
+    try:
+        tree = ast.parse(source.text, filename=source.path)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return PythonModule(source.path, {}, line_count, False)
+    symbols: dict[str, int] = {}
+    closed: set[str] = set()
+    todo: list[tuple[list[ast.stmt], str, int]] = [(tree.body, "", 0)]
+    while todo:
+        body, prefix, depth = todo.pop()
+        for node in body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                symbols.setdefault(prefix + node.name, node.lineno)
+                if isinstance(node, ast.ClassDef) and depth < 2:
+                    name = prefix + node.name
+                    if all(isinstance(b, ast.Name) and b.id == "object" for b in node.bases):
+                        closed.add(name)
+                    todo.append((node.body, f"{name}.", depth + 1))
+                elif depth and prefix:  # a method: its `self.x = ...` are members too
+                    for inner in ast.walk(node):
+                        for target in _self_targets(inner):
+                            symbols.setdefault(prefix + target, getattr(inner, "lineno", 1))
+            elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in targets:
+                    for name in _assigned(target):
+                        symbols.setdefault(prefix + name, node.lineno)
+            elif isinstance(node, (ast.Import, ast.ImportFrom)) and depth == 0:
+                for alias in node.names:
+                    if alias.name != "*":
+                        symbols.setdefault(alias.asname or alias.name.split(".")[0], node.lineno)
+            else:
+                for field in ("body", "orelse", "finalbody"):
+                    inner = getattr(node, field, None)
+                    if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
+                        todo.append((inner, prefix, depth))
+                for handler in getattr(node, "handlers", ()) or ():
+                    todo.append((handler.body, prefix, depth))
+    return PythonModule(source.path, symbols, line_count, True, frozenset(closed))
+
+
+def _self_targets(node: ast.AST) -> list[str]:
+    """The `x` of each `self.x = ...` a statement assigns."""
+    if isinstance(node, ast.Assign):
+        targets = node.targets
+    elif isinstance(node, ast.AnnAssign):
+        targets = [node.target]
+    else:
+        return []
+    return [
+        t.attr
+        for t in targets
+        if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"
+    ]
+
+
+def _assigned(target: ast.AST) -> list[str]:
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [n for elt in target.elts for n in _assigned(elt)]
+    return []
+
+
+def cited_lines(source: Source, first: int, last: int) -> str:
+    """The text of lines `first`..`last` (1-based) of a file."""
+    lines = source.text.split("\n")
+    return "\n".join(lines[first - 1 : last])

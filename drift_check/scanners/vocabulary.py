@@ -1,0 +1,897 @@
+"""State vocabularies: which states a field takes, who sets it and who branches on it.
+
+A vocabulary is found from a field that a contract carries:
+
+- **sources** define the states: a JSON Schema `enum` (of `status`, `plan_status`, ...), a
+  Markdown states table whose first column the contract's template names as a placeholder
+  (`"plan_status": "<STATUS>"` and a table with a `Status` column, as Gaia's agent-protocol
+  has), or the `a | b` alternatives a template gives the field (`"state": "OK | CONTINUE"`);
+- **producers** give the field a literal value in a fenced `json` / `json:contract` block or
+  a `<NAME>_RESULT:` / `<NAME>_REQUEST:` template of the same contract (most of its
+  top-level keys are the source's);
+- **handlers** branch on the states: a table whose first column holds them and another
+  says what to do (`Action`), a list of `` `state` → ... `` items, an arrow tree in a fence
+  (`|- COMPLETE -> ...`), in a file that names the field or the contract; and in Python
+  and TypeScript files that name the field, comparisons and `case`s;
+- **copies** restate the list in code (`_VALID_PLAN_STATUSES`, `ENVELOPE_STATES`) or in a
+  second schema.
+
+A handler or copy belongs to the vocabulary it shares most states with (at least two, and
+at least half of its own). The `vocabularies` setting names a field's source, copies and
+handler files where the shapes alone do not say it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any, NamedTuple
+
+from drift_check.facts import (
+    InputProblem,
+    JsonValue,
+    Position,
+    Source,
+    StateList,
+    StateName,
+    Vocabulary,
+)
+from drift_check.scanners.files import Repo, glob_pattern, matches
+from drift_check.scanners.json_parser import JsonSyntaxError, parse_json
+from drift_check.scanners.markdown import MarkdownScan, scan
+from drift_check.scanners.registry import _SEPARATOR, Cell, split_row
+from drift_check.scanners.state_code import (
+    COMPLETE_WORDS,
+    CodeList,
+    is_state,
+    name_words,
+    names_field,
+    python_lists,
+    typescript_lists,
+)
+
+_UPPER = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*\Z")
+_TEMPLATE_HEAD = re.compile(
+    r"^([ \t]*)(?:[-*][ \t]+)?`?([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:RESULT|REQUEST))`?:[ \t]*$"
+)
+_TEMPLATE_KEY = re.compile(r"([A-Za-z_][\w.-]*)[ \t]*:(?:[ \t]+(.*?))?[ \t]*$")
+_COMMENT = re.compile(r"[ \t]+#[ \t].*$")
+_PLACEHOLDER = re.compile(r"<([^<>|]+)>\Z|\{\{\s*([^{}|]+?)\s*\}\}\Z")
+_LOOSE_PAIR = re.compile(r'"([^"\\\n]+)"[ \t]*:[ \t]*"([^"\\\n]*)"')
+_LOOSE_KEY = re.compile(r'"([^"\\\n]+)"[ \t]*:')
+_ARROW = r"(?:→|->|=>|⇒)"
+_ARROW_ITEM = re.compile(
+    r"([ \t]*)(?:[-*+]|\d{1,3}[.)])[ \t]+(\*\*)?(`?)([^`\s*]+)\3(?:\*\*)?[ \t]*:?[ \t]*" + _ARROW
+)
+_ARROW_TOKENS = ("→", "->", "=>", "⇒")
+_JSON_FENCE = re.compile(r"(?:```|~~~)[ \t]*json", re.I)
+_TREE_ITEM = re.compile(
+    r"^[ \t│|]*(?:[|+`├└][-─]+|[├└])[ \t]*(`?)([^\s`]+)\1[ \t]*:?[ \t]*" + _ARROW
+)
+_CONTINUATION = re.compile(r"^[ \t]+\S")
+# a table's separator row (`|---|:--:|`), the cheap way to find tables in a text
+# (it starts with the newline before it: a literal first character is searched for fast)
+_TABLE_SEPARATOR = re.compile(r"\n[ \t]*\|[ \t]*:?-+:?[ \t]*\|[-|: \t]*(?=\n|\Z)")
+# first-column headers of a table that branches on states, and the headers that say what to do
+_STATE_HEADERS = frozenset(
+    {"status", "state", "result", "outcome", "verdict", "value", "plan status"}
+)
+_ACTION_WORDS = frozenset(
+    {
+        "action", "actions", "handling", "handler", "response", "respond", "next", "then",
+        "do", "route", "routing", "tool", "tools", "behavior", "behaviour", "orchestrator",
+        "step", "steps", "reaction", "dispatch",
+    }
+)  # fmt: skip
+_TEST_FILE = re.compile(
+    r"(?:^|/)(?:tests?|__tests__|spec)/|(?:^|/)test_[^/]*\Z|_test\.py\Z|\.(?:test|spec)\.[jt]sx?\Z"
+)
+_CODE_EXTENSIONS = (".py", ".ts", ".tsx", ".mts", ".cts", ".js", ".mjs", ".cjs")
+_SCHEMA_GLOBS = ("**/*.schema.json", "**/schemas/**/*.json", "**/schema/**/*.json")
+
+
+class Leaf(NamedTuple):
+    """A value a contract block gives a field: `path` leads to it through the keys (arrays
+    add nothing), `position` is its first character."""
+
+    path: tuple[str, ...]
+    value: str
+    position: Position
+
+
+class Block(NamedTuple):
+    """A fenced `json` block or a `<NAME>_RESULT:` template in a Markdown file."""
+
+    path: str
+    contract: str  # `json:contract`, `CONTEXT_RESULT`; "" for a plain `json` block
+    keys: frozenset[str]  # its top-level keys (every key, for a block read loosely)
+    leaves: tuple[Leaf, ...]
+    loose: bool = False  # not JSON: pairs were picked out one by one, without their path
+
+
+class Definition(NamedTuple):
+    """A list that defines a field's states, with the contract it belongs to."""
+
+    field: tuple[str, ...]
+    keys: frozenset[str]
+    contracts: frozenset[str]
+    states: StateList
+    rank: int  # 0 configured, 1 schema enum, 2 states table, 3 template alternatives
+
+
+class Handler(NamedTuple):
+    states: StateList
+    file: str
+
+
+class _Group:
+    """A vocabulary while it is being put together."""
+
+    def __init__(self, definition: Definition) -> None:
+        self.field = definition.field
+        self.keys = definition.keys
+        self.contracts = set(definition.contracts)
+        self.source = definition.states
+        self.copies: list[StateList] = []
+        self.emitted: list[StateName] = []
+        self.handlers: list[StateList] = []
+        self.configured = definition.rank == 0
+        self.handler_files: tuple[str, ...] = ()
+
+    @property
+    def key(self) -> str:
+        return self.field[-1]
+
+    def known(self) -> set[str]:
+        return {s.name for s in self.source.states} | {s.name for s in self.emitted}
+
+    def vocabulary(self) -> Vocabulary:
+        return Vocabulary(
+            self.key,
+            self.source,
+            tuple(self.copies),
+            tuple(self.emitted),
+            tuple(sorted(self.handlers, key=lambda h: h.position)),
+            self.configured,
+        )
+
+
+def find_vocabularies(
+    repo: Repo, settings: dict[str, Any], problems: list[InputProblem]
+) -> tuple[Vocabulary, ...]:
+    """Every vocabulary of the tree: zero-config shapes, then the `vocabularies` setting."""
+    skip = tuple(settings["discovery-skip"])
+    files = [f for f in repo.files() if not (skip and matches(f, skip))]
+    definitions: list[Definition] = []
+    blocks: list[Block] = []
+    pending: list[RawBlock] = []
+    handlers: list[Handler] = []
+    mentions: dict[str, Source] = {}
+    for path in files:
+        if not path.endswith(".md"):
+            continue
+        source = repo.read(path)
+        if source is None:
+            continue
+        found = read_markdown(source)
+        definitions.extend(found.definitions)
+        blocks.extend(found.blocks)
+        pending.extend(found.pending)
+        handlers.extend(Handler(h, path) for h in found.handlers)
+        if found.handlers:
+            mentions[path] = source
+    schema_patterns = [glob_pattern(g) for g in _SCHEMA_GLOBS]
+    for path in files:
+        if path.endswith(".json") and any(p.match(path) for p in schema_patterns):
+            source = repo.read(path)
+            if source is not None and '"enum"' in source.text:
+                definitions.extend(schema_definitions(source))
+    configured = settings["vocabularies"]
+    groups = _group(definitions)
+    for entry in configured or ():
+        _configure(entry, groups, repo, definitions, files)
+    if not groups:
+        return ()
+    # the blocks that could not define anything are parsed only if they give a field a value
+    wanted = re.compile("|".join(re.escape(f'"{k}"') for k in sorted({g.key for g in groups})))
+    for raw in pending:
+        if wanted.search(raw.content):
+            block = _json_block(raw.path, raw.content, raw.before, raw.contract)
+            if block is not None:
+                blocks.append(block)
+    _emissions(groups, blocks)
+    _handlers(groups, handlers, mentions)
+    _code(groups, repo, files)
+    return tuple(g.vocabulary() for g in sorted(groups, key=lambda g: g.source.position))
+
+
+class _Lines:
+    """Positions of offsets met in increasing order, counting newlines once."""
+
+    def __init__(self, text: str, path: str) -> None:
+        self.text = text
+        self.path = path
+        self.offset = 0
+        self.line = 1
+
+    def at(self, offset: int) -> Position:
+        self.line += self.text.count("\n", self.offset, offset)
+        self.offset = offset
+        column = offset - self.text.rfind("\n", 0, offset)
+        return Position(self.path, self.line, column)
+
+
+class _Fences:
+    """The file's fences, scanned only when something asks (most files need none)."""
+
+    def __init__(self, text: str, fenced: bool) -> None:
+        self.text = text
+        self.fenced = fenced
+        self._scan: MarkdownScan | None = None
+
+    @property
+    def scan(self) -> MarkdownScan:
+        if self._scan is None:
+            self._scan = scan(self.text, 0) if self.fenced else MarkdownScan((), ())
+        return self._scan
+
+    @property
+    def fences(self) -> tuple[Any, ...]:
+        return self.scan.fences
+
+    def in_fence(self, line: int) -> bool:
+        return self.fenced and self.scan.in_fence(line)
+
+
+class RawBlock(NamedTuple):
+    """A fenced JSON block not parsed yet: `content` follows `before` lines of its file."""
+
+    path: str
+    content: str
+    before: int
+    contract: str
+
+
+class MarkdownFinds(NamedTuple):
+    definitions: list[Definition]
+    blocks: list[Block]
+    handlers: list[StateList]
+    pending: list[RawBlock] = []  # noqa: RUF012 (never mutated)
+
+
+def read_markdown(source: Source) -> MarkdownFinds:
+    """The contract blocks, linked states tables and handler lists of one Markdown file.
+    A JSON block that can define nothing (no `|` alternatives, no placeholder a table
+    could name) is left `pending`: most are parsed only if a field turns out to need them."""
+    text = source.text
+    lines = text.split("\n")
+    fenced = "```" in text or "~~~" in text
+    markdown = _Fences(text, fenced)
+    tabled = "|" in text and _TABLE_SEPARATOR.search(text) is not None
+    blocks: list[Block] = []
+    pending: list[RawBlock] = []
+    json_fence = fenced and _JSON_FENCE.search(text) is not None
+    raws = _json_blocks(source, lines, markdown) if json_fence else []
+    for raw in raws:
+        may_define = "|" in raw.content or (tabled and ("<" in raw.content or "{{" in raw.content))
+        if not may_define:
+            pending.append(raw)
+            continue
+        block = _json_block(raw.path, raw.content, raw.before, raw.contract)
+        if block is not None:
+            blocks.append(block)
+    if "_RESULT" in text or "_REQUEST" in text:
+        blocks.extend(_templates(source, lines, markdown))
+    definitions: list[Definition] = []
+    for block in blocks:
+        if block.loose:
+            continue
+        for leaf in block.leaves:
+            states = alternatives(leaf)
+            if states is not None:
+                label = f"the alternatives of `{'.'.join(leaf.path)}`"
+                definitions.append(
+                    Definition(
+                        leaf.path,
+                        block.keys,
+                        frozenset({block.contract} - {""}),
+                        StateList("alternatives", label, leaf.position, states),
+                        3,
+                    )
+                )
+    handlers: list[StateList] = []
+    if tabled:
+        placeholders = {
+            _words(name): (block, leaf)
+            for block in blocks
+            for leaf in block.leaves
+            if (name := placeholder(leaf.value)) is not None
+        }
+        heads = set(_STATE_HEADERS) | set(placeholders)
+        heads.update(_words(leaf.path[-1]) for _, leaf in placeholders.values())
+        tables = list(_tables(text, lines, heads, source.path))
+        for table in tables:
+            linked = _linked(table, placeholders)
+            if linked is not None and markdown.in_fence(table.position.line):
+                continue
+            if linked is not None:
+                block, leaf = linked
+                states = _column_states(table, source.path)
+                if states is not None:
+                    label = f"the states table of `{'.'.join(leaf.path)}`"
+                    definitions.append(
+                        Definition(
+                            leaf.path,
+                            block.keys,
+                            frozenset({block.contract} - {""}),
+                            StateList("table", label, table.position, states),
+                            2,
+                        )
+                    )
+                continue
+            handler = _handler_table(table, source.path)
+            if handler is not None and not markdown.in_fence(table.position.line):
+                handlers.append(handler)
+    arrows = _arrow_lines(text) if ("→" in text or ">" in text or "⇒" in text) else []
+    if arrows:
+        handlers.extend(_arrow_lists(source, lines, arrows, markdown))
+        if fenced:
+            handlers.extend(_arrow_trees(source, lines, arrows, markdown))
+    return MarkdownFinds(definitions, blocks, handlers, pending)
+
+
+def placeholder(value: str) -> str | None:
+    m = _PLACEHOLDER.match(value.strip())
+    if m is None:
+        return None
+    return (m.group(1) or m.group(2)).strip()
+
+
+def alternatives(leaf: Leaf) -> tuple[StateName, ...] | None:
+    """`a | b | c` (or `<a | b | c>`) when every part is a state name."""
+    value = leaf.value
+    if "|" not in value:
+        return None
+    body, shift = value, 0
+    stripped = value.strip()
+    if stripped.startswith("<") and stripped.endswith(">"):
+        shift = value.index("<") + 1
+        body = value[shift : value.rindex(">")]
+    out = []
+    offset = shift
+    for part in body.split("|"):
+        name = part.strip()
+        if not is_state(name):
+            return None
+        column = leaf.position.column + offset + (len(part) - len(part.lstrip()))
+        out.append(StateName(name, leaf.position._replace(column=column)))
+        offset += len(part) + 1
+    return tuple(out) if len(out) >= 2 else None
+
+
+def _words(text: str) -> str:
+    return " ".join(name_words(text.replace("`", "")))
+
+
+class _Table(NamedTuple):
+    position: Position  # the header row's first cell
+    header: list[Cell]
+    rows: list[tuple[int, str]]  # line number and text: split only for the tables that matter
+
+
+def _tables(text: str, lines: list[str], heads: set[str], path: str) -> Iterable[_Table]:
+    """Tables with a leading `|`, found from their separator rows, whose first header
+    cell is one of `heads` (as words)."""
+    n = len(lines)
+    counter = _Lines(text, path)
+    for m in _TABLE_SEPARATOR.finditer(text):
+        i = counter.at(m.start() + 1).line - 2  # 0-based index of the header line
+        if i < 0 or not _SEPARATOR.match(lines[i + 1].strip()):
+            continue
+        line = lines[i]
+        if not line.lstrip().startswith("|"):
+            continue
+        if _words(line.strip()[1:].split("|", 1)[0]) not in heads:
+            continue  # the cheap look at the first cell: most tables are not about states
+        header = split_row(line)
+        rows = []
+        j = i + 2
+        while j < n and lines[j].lstrip().startswith("|"):
+            rows.append((j + 1, lines[j]))
+            j += 1
+        first = header[0] if header else Cell("", 1)
+        yield _Table(Position(path, i + 1, first.column), header, rows)
+
+
+def _cell_state(cell: Cell) -> tuple[str, int] | None:
+    """The state a cell holds alone (`` `COMPLETE` ``, `COMPLETE`, `**COMPLETE**`), with the
+    column its name starts at."""
+    text = cell.text
+    column = cell.column
+    if text.startswith("**") and text.endswith("**") and len(text) > 4:
+        text, column = text[2:-2], column + 2
+    if text.startswith("`") and text.endswith("`") and len(text) > 2:
+        name = text[1:-1]
+        return (name, column + 1) if is_state(name) else None
+    return (text, column) if _UPPER.match(text) and len(text) > 1 else None
+
+
+def _column_states(table: _Table, path: str) -> tuple[StateName, ...] | None:
+    """The states of the table's first column, when every row holds one."""
+    out = []
+    for line, text in table.rows:
+        cells = split_row(text)
+        if not cells or not cells[0].text:
+            continue
+        found = _cell_state(cells[0])
+        if found is None:
+            return None
+        out.append(StateName(found[0], Position(path, line, found[1])))
+    return tuple(out) if len(out) >= 2 else None
+
+
+def _linked(
+    table: _Table, placeholders: dict[str, tuple[Block, Leaf]]
+) -> tuple[Block, Leaf] | None:
+    """The template leaf whose placeholder names the table's first column (`<STATUS>` and
+    a `Status` column), or whose key does."""
+    if not table.header or not placeholders:
+        return None
+    head = _words(table.header[0].text)
+    if head in placeholders:
+        return placeholders[head]
+    for block, leaf in placeholders.values():
+        if _words(leaf.path[-1]) == head:
+            return block, leaf
+    return None
+
+
+def _handler_table(table: _Table, path: str) -> StateList | None:
+    if len(table.header) < 2:
+        return None
+    head = " ".join(name_words(table.header[0].text.replace("`", "")))
+    if head not in _STATE_HEADERS:
+        return None
+    others = {w for cell in table.header[1:] for w in name_words(cell.text.replace("`", ""))}
+    if not others & _ACTION_WORDS:
+        return None
+    states = _column_states(table, path)
+    if states is None:
+        return None
+    label = f"the `{table.header[0].text}` table"
+    return StateList("table", label, table.position, states)
+
+
+def _arrow_lines(text: str) -> list[int]:
+    """The 0-based indexes of the lines that hold an arrow (`->`, `→`, `=>`, `⇒`)."""
+    offsets = []
+    for token in _ARROW_TOKENS:
+        at = text.find(token)
+        while at >= 0:
+            offsets.append(at)
+            at = text.find(token, at + 1)
+    out: list[int] = []
+    line, offset = 0, 0
+    for at in sorted(offsets):
+        line += text.count("\n", offset, at)
+        offset = at
+        if not out or out[-1] != line:
+            out.append(line)
+    return out
+
+
+def _arrow_lists(
+    source: Source, lines: list[str], arrows: list[int], markdown: _Fences
+) -> list[StateList]:
+    """Runs of list items that each start with a state and an arrow (`- `success` → ...`),
+    outside fences; an item's continuation lines may sit between them."""
+    items: list[tuple[int, int, StateName]] = []  # (0-based line, indent, state)
+    for i in arrows:
+        m = _ARROW_ITEM.match(lines[i])
+        if m is None or markdown.in_fence(i + 1):
+            continue
+        name, ticked = m.group(4), bool(m.group(3))
+        if (ticked and is_state(name)) or (not ticked and _UPPER.match(name) and len(name) > 1):
+            at = Position(source.path, i + 1, m.start(4) + 1)
+            items.append((i, len(m.group(1)), StateName(name, at)))
+    out: list[StateList] = []
+    run: list[tuple[int, int, StateName]] = []
+    for item in [*items, (-1, -1, StateName("", Position("", 0, 0)))]:
+        if run and item[1] == run[-1][1] and _continued(lines, run[-1][0], item[0], item[1]):
+            run.append(item)
+            continue
+        if len(run) >= 2:
+            first, indent, _ = run[0]
+            at = Position(source.path, first + 1, indent + 1)
+            out.append(StateList("list", "the list of states", at, tuple(s for _, _, s in run)))
+        run = [item]
+    return out
+
+
+def _continued(lines: list[str], after: int, before: int, indent: int) -> bool:
+    """Whether every line between two items is a continuation of the first (indented
+    deeper, not blank)."""
+    return before > after and all(
+        lines[i].strip() and _indent(lines[i]) > indent for i in range(after + 1, before)
+    )
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" \t"))
+
+
+def _arrow_trees(
+    source: Source, lines: list[str], arrows: list[int], markdown: _Fences
+) -> list[StateList]:
+    """Arrow trees drawn in a fence: `|- COMPLETE -> Summarize`, `└─ BLOCKED → ask`."""
+    by_fence: dict[int, list[StateName]] = {}
+    fences: dict[int, Any] = {}
+    for i in arrows:
+        m = _TREE_ITEM.match(lines[i])
+        if m is None or not is_state(m.group(2)):
+            continue
+        fence = markdown.scan.fence_at(i + 1) if markdown.fenced else None
+        if fence is None or fence.open_line == i + 1 or fence.close_line == i + 1:
+            continue
+        if fence.info.split(":")[0].lower() in ("json", "jsonc", "json5", "yaml", "yml"):
+            continue
+        fences[fence.open_line] = fence
+        at = Position(source.path, i + 1, m.start(2) + 1)
+        by_fence.setdefault(fence.open_line, []).append(StateName(m.group(2), at))
+    out = []
+    for open_line, found in by_fence.items():
+        if len(found) >= 2:
+            at = Position(source.path, open_line, fences[open_line].column)
+            out.append(StateList("tree", "the arrow tree", at, tuple(found)))
+    return out
+
+
+def _json_blocks(source: Source, lines: list[str], markdown: _Fences) -> list[RawBlock]:
+    out: list[RawBlock] = []
+    for fence in markdown.fences:
+        info = fence.info.split()[0] if fence.info.split() else ""
+        kind = info.split(":")[0].lower()
+        if kind not in ("json", "jsonc", "json5"):
+            continue
+        opener = lines[fence.open_line - 1].lstrip()
+        if opener.startswith(">"):
+            continue  # a fence in a block quote: its lines carry `>` marks
+        end = (fence.close_line or len(lines) + 1) - 1
+        content = "\n".join(lines[fence.open_line : end])
+        contract = info if info.lower() not in ("json", "jsonc", "json5") else ""
+        out.append(RawBlock(source.path, content, fence.open_line, contract))
+    return out
+
+
+def _json_block(path: str, content: str, before: int, contract: str) -> Block | None:
+    """A block's values with their file positions: the content is parsed after `before`
+    newlines, so lines and columns are the file's; a fragment (`"key": {...}`) is read as
+    the members of an object."""
+    for text in ("\n" * before + content, "\n" * (before - 1) + "{\n" + content + "\n}"):
+        try:
+            root = parse_json(text, path)
+        except JsonSyntaxError:
+            continue
+        if root.kind != "object":
+            return None
+        return Block(path, contract, frozenset(m.key for m in root.value), tuple(_leaves(root)))
+    return _loose(path, content, before, contract)
+
+
+def _leaves(root: JsonValue) -> list[Leaf]:
+    out: list[Leaf] = []
+    todo: list[tuple[JsonValue, tuple[str, ...]]] = [(root, ())]
+    while todo:
+        node, path = todo.pop()
+        if node.kind == "object":
+            todo.extend((m.value, (*path, m.key)) for m in node.value)
+        elif node.kind == "array":
+            todo.extend((item, path) for item in node.value)
+        elif node.kind == "string" and path:
+            at = node.position
+            out.append(Leaf(path, node.value, at._replace(column=at.column + 1)))
+    out.sort(key=lambda leaf: leaf.position)
+    return out
+
+
+def _loose(path: str, content: str, before: int, contract: str) -> Block | None:
+    """`"key": "value"` pairs of a block that is not JSON (placeholders, comments, `...`)."""
+    leaves = []
+    starts = [0]
+    for i, ch in enumerate(content):
+        if ch == "\n":
+            starts.append(i + 1)
+    for m in _LOOSE_PAIR.finditer(content):
+        line = content.count("\n", 0, m.start(2))
+        column = m.start(2) - starts[line] + 1
+        leaves.append(Leaf((m.group(1),), m.group(2), Position(path, before + line + 1, column)))
+    if not leaves:
+        return None
+    keys = frozenset(m.group(1) for m in _LOOSE_KEY.finditer(content))
+    return Block(path, contract, keys, tuple(leaves), loose=True)
+
+
+def _templates(source: Source, lines: list[str], markdown: _Fences) -> list[Block]:
+    """`<NAME>_RESULT:` / `<NAME>_REQUEST:` templates: indented `key: value` lines."""
+    out = []
+    for i, line in enumerate(lines):
+        head = _TEMPLATE_HEAD.match(line)
+        if head is None:
+            continue
+        base = len(head.group(1))
+        stack: list[tuple[int, tuple[str, ...]]] = [(base, ())]
+        leaves: list[Leaf] = []
+        keys: set[str] = set()
+        for j in range(i + 1, len(lines)):
+            text = lines[j]
+            if not text.strip():
+                continue
+            indent = _indent(text)
+            if indent <= base or text.lstrip().startswith(("```", "~~~")):
+                break
+            body_at = indent
+            if text[indent:].startswith("- "):
+                body_at = indent + 2
+            m = _TEMPLATE_KEY.match(text, body_at)
+            if m is None:
+                continue
+            while len(stack) > 1 and stack[-1][0] >= body_at:
+                stack.pop()
+            key_path = (*stack[-1][1], m.group(1))
+            if len(key_path) == 1:
+                keys.add(m.group(1))
+            value = _COMMENT.sub("", m.group(2) or "").strip()
+            if value:
+                column = m.start(2) + 1
+                leaves.append(Leaf(key_path, value, Position(source.path, j + 1, column)))
+            else:
+                stack.append((body_at, key_path))
+        if leaves:
+            out.append(Block(source.path, head.group(2), frozenset(keys), tuple(leaves)))
+    return out
+
+
+def schema_definitions(source: Source) -> list[Definition]:
+    """The string `enum`s of a JSON Schema, each at the path of its property."""
+    try:
+        root = parse_json(source.text, source.path)
+    except JsonSyntaxError:
+        return []  # a broken schema is reported by the schema checks, not here
+    if root.kind != "object":
+        return []
+    properties = root.get("properties")
+    keys: frozenset[str] = frozenset()
+    if properties is not None and properties.kind == "object":
+        keys = frozenset(m.key for m in properties.value)
+    stem = source.path.rsplit("/", 1)[-1].split(".")[0]
+    title = root.text("title") or ""
+    contracts = {stem, *re.findall(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:RESULT|REQUEST)\b", title)}
+    out = []
+    todo: list[tuple[JsonValue, tuple[str, ...]]] = [(root, ())]
+    while todo:
+        node, path = todo.pop()
+        if node.kind != "object":
+            continue
+        enum = node.get("enum")
+        if path and enum is not None and enum.kind == "array":
+            strings = [v for v in enum.value if v.kind == "string"]
+            if len(strings) >= 2 and all(is_state(v.value) for v in strings):
+                states = tuple(
+                    StateName(v.value, v.position._replace(column=v.position.column + 1))
+                    for v in strings
+                )
+                label = f"the `enum` of `{'.'.join(path)}`"
+                definitions_list = StateList("schema-enum", label, enum.position, states, True)
+                out.append(Definition(path, keys, frozenset(contracts), definitions_list, 1))
+        found = node.get("properties")
+        if found is not None and found.kind == "object":
+            todo.extend((m.value, (*path, m.key)) for m in found.value)
+        items = node.get("items")
+        if items is not None:
+            todo.append((items, path))
+        for combinator in ("allOf", "anyOf", "oneOf"):
+            branch = node.get(combinator)
+            if branch is not None and branch.kind == "array":
+                todo.extend((b, path) for b in branch.value)
+    return out
+
+
+def _overlap(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Two contracts are one when they share at least half of the smaller one's top-level
+    keys, and two of them (or all, for a contract of one key)."""
+    if not a or not b:
+        return a == b
+    shared = len(a & b)
+    smaller = min(len(a), len(b))
+    return shared >= min(2, smaller) and 2 * shared >= smaller
+
+
+def _group(definitions: list[Definition]) -> list[_Group]:
+    groups: list[_Group] = []
+    ordered = sorted(definitions, key=lambda d: (d.rank, -len(d.states.states), d.states.position))
+    for definition in ordered:
+        # two schemas are two contracts, even with one field in common
+        same = (
+            g
+            for g in groups
+            if g.field == definition.field
+            and not (definition.rank == 1 and g.source.kind == "schema-enum")
+        )
+        home = next((g for g in same if _overlap(g.keys, definition.keys)), None)
+        if home is None:
+            groups.append(_Group(definition))
+            continue
+        home.contracts |= definition.contracts
+        if definition.rank == 3:
+            home.emitted.extend(definition.states.states)  # a template's alternatives
+        else:
+            home.copies.append(definition.states)
+    return groups
+
+
+def _emissions(groups: list[_Group], blocks: list[Block]) -> None:
+    by_key: dict[str, list[_Group]] = {}
+    for group in groups:
+        by_key.setdefault(group.key, []).append(group)
+    for block in blocks:
+        for leaf in block.leaves:
+            candidates = by_key.get(leaf.path[-1])
+            if not candidates or not is_state(leaf.value):
+                continue
+            keys = block.keys
+            fitting = [
+                g
+                for g in candidates
+                if (block.loose or g.field == leaf.path)
+                and ((g.configured and not g.keys) or _overlap(g.keys, keys))
+            ]
+            best = _best([(len(g.keys & keys) + 1, g) for g in fitting])
+            if best is not None:
+                best.emitted.append(StateName(leaf.value, leaf.position))
+
+
+def _best(scored: list[tuple[int, _Group]]) -> _Group | None:
+    """The group that scores highest, if one does alone (a tie is left unattached)."""
+    ranked = sorted((score for score, _ in scored), reverse=True)
+    if not ranked or ranked[0] <= 0 or (len(ranked) > 1 and ranked[1] == ranked[0]):
+        return None
+    return next(group for score, group in scored if score == ranked[0])
+
+
+def _belongs(states: Iterable[StateName], group: _Group, loose: bool = False) -> int:
+    """How many of a list's states the vocabulary knows, when that is enough to call the
+    list its own (two and half the list; with `loose`, one and half); else 0."""
+    names = {s.name for s in states}
+    shared = len(names & group.known())
+    enough = shared >= (1 if loose else 2) and 2 * shared >= len(names)
+    return shared if enough else 0
+
+
+def _mentioned(text: str, group: _Group) -> bool:
+    """Whether a text names the field (`` `status` ``, `"status"`, `` `x.status` ``) or
+    the contract (`json:contract`, `CONTEXT_RESULT`)."""
+    key = group.key
+    if any(f"{q}{key}{q}" in text for q in "`\"'") or f".{key}`" in text:
+        return True
+    return any(c and c in text for c in group.contracts)
+
+
+def _handlers(groups: list[_Group], handlers: list[Handler], sources: dict[str, Source]) -> None:
+    for handler in handlers:
+        text = sources[handler.file].text
+        scored = []
+        for group in groups:
+            configured = any(glob_pattern(g).match(handler.file) for g in group.handler_files)
+            if configured or _mentioned(text, group):
+                scored.append((_belongs(handler.states.states, group, loose=configured), group))
+        best = _best(scored)
+        if best is not None:
+            best.handlers.append(handler.states)
+
+
+def _code(groups: list[_Group], repo: Repo, files: list[str]) -> None:
+    """Copies and branches in Python and TypeScript files that name a vocabulary's field."""
+    names = sorted({n for g in groups for n in g.known()}, key=len, reverse=True)
+    quoted = re.compile("[\"'`](" + "|".join(re.escape(n) for n in names) + ")[\"'`]")
+    for path in files:
+        if not path.endswith(_CODE_EXTENSIONS) or _TEST_FILE.search(path):
+            continue
+        if path.endswith(".d.ts"):
+            continue
+        source = repo.read(path)
+        if source is None:
+            continue
+        # worth parsing only where some vocabulary's field and two of its states are named
+        named = set(quoted.findall(source.text))
+        lowered = source.text.lower()
+        if not any(
+            len(named & g.known()) >= 2 and all(w in lowered for w in name_words(g.key))
+            for g in groups
+        ):
+            continue
+        found = python_lists(source) if path.endswith(".py") else typescript_lists(source)
+        for listed in found:
+            _attach_code(groups, listed)
+
+
+def _attach_code(groups: list[_Group], listed: CodeList) -> None:
+    best = _best(
+        [(_belongs(listed.states.states, g), g) for g in groups if names_field(listed.name, g.key)]
+    )
+    if best is None:
+        return
+    if listed.role == "definition":
+        best.copies.append(listed.states)
+    else:
+        best.handlers.append(listed.states)
+
+
+def _configure(
+    entry: dict[str, Any],
+    groups: list[_Group],
+    repo: Repo,
+    definitions: list[Definition],
+    files: list[str],
+) -> None:
+    """A `vocabularies` entry: its source becomes the field's source (the vocabulary is
+    made if the shapes did not find it), its copies must hold every state, and handler
+    lists in its handler files belong to it without naming the field."""
+    field = str(entry["field"])
+    source = _named_list(entry.get("source"), field, repo, definitions)
+    group = next((g for g in groups if g.key == field), None)
+    if source is None and group is None:
+        return
+    if group is None:
+        assert source is not None
+        group = _Group(Definition((field,), frozenset(), frozenset(), source, 0))
+        groups.append(group)
+    elif source is not None and source.position != group.source.position:
+        if group.source.kind != "alternatives":
+            group.copies.append(group.source)
+        group.copies = [c for c in group.copies if c.position != source.position]
+        group.source = source
+    group.configured = True
+    for spec in entry.get("copies") or ():
+        copy = _named_list(spec, field, repo, definitions)
+        if copy is not None and copy.position != group.source.position:
+            group.copies = [c for c in group.copies if c.position != copy.position]
+            group.copies.append(copy._replace(complete=True))
+    group.handler_files = tuple(entry.get("handlers") or ())
+
+
+def _named_list(
+    spec: Any, field: str, repo: Repo, definitions: list[Definition]
+) -> StateList | None:
+    """The list a setting names: `path` (the first list of the field there) or
+    `path::NAME` (the code constant or class NAME)."""
+    if not isinstance(spec, str) or not spec:
+        return None
+    path, _, name = spec.partition("::")
+    if not repo.exists(path):
+        return None
+    if path.endswith(_CODE_EXTENSIONS):
+        source = repo.read(path)
+        if source is None:
+            return None
+        found = python_lists(source) if path.endswith(".py") else typescript_lists(source)
+        for listed in found:
+            if listed.role != "definition":
+                continue
+            if (name and listed.name == name) or (not name and names_field(listed.name, field)):
+                return listed.states
+        return None
+    here = [
+        d
+        for d in definitions
+        if d.states.position.path == path and (d.field[-1] == field or not name)
+    ]
+    if not here and path.endswith(".md"):
+        source = repo.read(path)
+        if source is not None:
+            here = [d for d in read_markdown(source).definitions if d.field[-1] == field]
+    if not here:
+        return None
+    return min(here, key=lambda d: (d.rank, d.states.position)).states
+
+
+__all__ = ["COMPLETE_WORDS", "find_vocabularies", "read_markdown", "schema_definitions"]
