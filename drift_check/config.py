@@ -29,7 +29,9 @@ def load_yaml_document(text: str) -> Any:
 
 
 # detection order: the more specific layout first
-PACK_ORDER = ("gsd", "contracts", "gaia", "claude-code", "agent-skills")
+PACK_ORDER = (
+    "gsd", "contracts", "gaia", "gdskills", "envelope", "claude-code", "agent-skills",
+)  # fmt: skip
 
 # keys of a config file besides the settings (and their `extend-` forms)
 CONFIG_KEYS = {"preset", "select", "extend-select", "ignore", "severity", "per-file-ignores"}
@@ -309,7 +311,7 @@ def _probe(repo: Repo, probe: Any) -> str | None:
 
 
 # packs detected by their own `detect` entries, the more specific first
-PROBED_PACKS = ("gsd", "contracts", "gaia")
+PROBED_PACKS = ("gsd", "contracts", "gaia", "gdskills", "envelope")
 # what makes discovery choose the other packs (`detect_systems`), for the docs
 DISCOVERED_BY = {
     "claude-code": "a marketplace, a plugin manifest, a `.claude/` folder with agents, skills"

@@ -826,6 +826,12 @@ def _attach_code(groups: list[_Group], listed: CodeList) -> None:
         best.handlers.append(listed.states)
 
 
+def _fits(path: tuple[str, ...], field: str) -> bool:
+    """Whether a field's path is the one a setting names (`state`, or `pr.state`)."""
+    want = tuple(field.split("."))
+    return path[-len(want) :] == want
+
+
 def _configure(
     entry: dict[str, Any],
     groups: list[_Group],
@@ -837,23 +843,34 @@ def _configure(
     made if the shapes did not find it), its copies must hold every state, and handler
     lists in its handler files belong to it without naming the field."""
     field = str(entry["field"])
-    source = _named_list(entry.get("source"), field, repo, definitions)
-    group = next((g for g in groups if g.key == field), None)
+    named = _named_list(entry.get("source"), field, repo, definitions)
+    source, path = named if named is not None else (None, tuple(field.split(".")))
+    fitting = [g for g in groups if _fits(g.field, field)]
+    group = next(
+        (g for g in fitting if source is not None and g.source.position == source.position),
+        None,
+    ) or next((g for g in fitting if g.field == path), None)
+    if group is None and fitting:
+        group = min(fitting, key=lambda g: (len(g.field), g.source.position))
     if source is None and group is None:
         return
     if group is None:
         assert source is not None
-        group = _Group(Definition((field,), frozenset(), frozenset(), source, 0))
+        group = _Group(Definition(path, frozenset(), frozenset(), source, 0))
         groups.append(group)
     elif source is not None and source.position != group.source.position:
         if group.source.kind != "alternatives":
             group.copies.append(group.source)
         group.copies = [c for c in group.copies if c.position != source.position]
+        # a template's alternatives counted as emitted are the source now, not a producer
+        own = {s.position for s in source.states}
+        group.emitted = [s for s in group.emitted if s.position not in own]
         group.source = source
     group.configured = True
     for spec in entry.get("copies") or ():
-        copy = _named_list(spec, field, repo, definitions)
-        if copy is not None and copy.position != group.source.position:
+        copied = _named_list(spec, field, repo, definitions)
+        if copied is not None and copied[0].position != group.source.position:
+            copy = copied[0]
             group.copies = [c for c in group.copies if c.position != copy.position]
             group.copies.append(copy._replace(complete=True))
     group.handler_files = tuple(entry.get("handlers") or ())
@@ -861,9 +878,9 @@ def _configure(
 
 def _named_list(
     spec: Any, field: str, repo: Repo, definitions: list[Definition]
-) -> StateList | None:
-    """The list a setting names: `path` (the first list of the field there) or
-    `path::NAME` (the code constant or class NAME)."""
+) -> tuple[StateList, tuple[str, ...]] | None:
+    """The list a setting names, with the field path it defines: `path` (the list of the
+    field there, the shortest path first) or `path::NAME` (the code constant or class)."""
     if not isinstance(spec, str) or not spec:
         return None
     path, _, name = spec.partition("::")
@@ -878,20 +895,17 @@ def _named_list(
             if listed.role != "definition":
                 continue
             if (name and listed.name == name) or (not name and names_field(listed.name, field)):
-                return listed.states
+                return listed.states, tuple(field.split("."))
         return None
-    here = [
-        d
-        for d in definitions
-        if d.states.position.path == path and (d.field[-1] == field or not name)
-    ]
+    here = [d for d in definitions if d.states.position.path == path and _fits(d.field, field)]
     if not here and path.endswith(".md"):
         source = repo.read(path)
         if source is not None:
-            here = [d for d in read_markdown(source).definitions if d.field[-1] == field]
+            here = [d for d in read_markdown(source).definitions if _fits(d.field, field)]
     if not here:
         return None
-    return min(here, key=lambda d: (d.rank, d.states.position)).states
+    best = min(here, key=lambda d: (d.rank, len(d.field), d.states.position))
+    return best.states, best.field
 
 
 __all__ = ["COMPLETE_WORDS", "find_vocabularies", "read_markdown", "schema_definitions"]
