@@ -182,7 +182,9 @@ def test_packs_command_checks_the_shipped_presets(cli) -> None:  # type: ignore[
     run = cli("packs")
     assert run.code == 0, run.err
     names = [line.split(":")[0] for line in run.out.splitlines()]
-    assert names == ["agent-skills", "base", "claude-code", "contracts", "gaia", "gsd"]
+    assert names == [
+        "agent-skills", "base", "claude-code", "contracts", "envelope", "gaia", "gdskills", "gsd",
+    ]  # fmt: skip
 
 
 @pytest.mark.parametrize(

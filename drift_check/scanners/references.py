@@ -13,8 +13,9 @@ import ast
 import re
 from typing import Any
 
-from drift_check.facts import Citation, NameReference, PythonModule, Source
+from drift_check.facts import Citation, NameReference, Position, PythonModule, Source
 from drift_check.scanners.files import Repo, matches
+from drift_check.scanners.json_parser import LineStarts
 
 # `Skill("x")`, `Skill('x')`, `Skill(skill="x", args=...)`, also with escaped quotes
 _SKILL_CALL = re.compile(
@@ -87,16 +88,29 @@ def find_references(
     return tuple(references), tuple(kept), modules
 
 
+class _Positions:
+    """Positions of offsets in one file, by bisection over its line starts (found on the
+    first match: a count from the top for every match made a file of many quadratic)."""
+
+    def __init__(self, source: Source) -> None:
+        self.source = source
+        self.starts: LineStarts | None = None
+
+    def __call__(self, offset: int) -> Position:
+        if self.starts is None:
+            self.starts = LineStarts(self.source.text, self.source.path)
+        return self.starts.position(offset)
+
+
 def skill_references(source: Source) -> list[NameReference]:
     out = []
+    at = _Positions(source)
     for m in _matches(_SKILL_CALL, source.text, "Skill("):
         name = m.group(2).strip().split()[0] if m.group(2).strip() else ""
         if _NAME.match(name):
-            out.append(
-                NameReference(name, "skill", _call(source.text, m), source.position(m.start(2)))
-            )
+            out.append(NameReference(name, "skill", _call(source.text, m), at(m.start(2))))
     for m in _matches(_LOAD_FROM, source.text, "kill from", "kill at"):
-        out.append(NameReference(m.group(1), "skill", m.group(0), source.position(m.start(1))))
+        out.append(NameReference(m.group(1), "skill", m.group(0), at(m.start(1))))
     return out
 
 
@@ -115,22 +129,22 @@ def spawner_references(source: Source) -> list[NameReference]:
     the end of a line, the first name of each item of the list that follows."""
     text = source.text
     out: list[NameReference] = []
+    at = _Positions(source)
     for m in _matches(_SPAWN, text, "pawned", "ispatched"):
-        at = m.end()
-        line_end = text.find("\n", at)
+        start = m.end()
+        line_end = text.find("\n", start)
         line_end = len(text) if line_end < 0 else line_end
-        if m.group(1) and not text[at:line_end].strip():
-            out.extend(_listed_spawners(source, line_end + 1))
+        if m.group(1) and not text[start:line_end].strip():
+            out.extend(_listed_spawners(text, line_end + 1, at))
             continue
-        out.extend(_spawner_chain(source, at, line_end))
+        out.extend(_spawner_chain(text, start, line_end, at))
     return out
 
 
-def _spawner_chain(source: Source, at: int, end: int) -> list[NameReference]:
-    text = source.text
+def _spawner_chain(text: str, start: int, end: int, at: _Positions) -> list[NameReference]:
     out = []
-    while at < end:
-        m = _SPAWNER.match(text, at, end)
+    while start < end:
+        m = _SPAWNER.match(text, start, end)
         if m is None:
             break
         group = next(g for g in (1, 2, 3) if m.group(g))
@@ -138,37 +152,35 @@ def _spawner_chain(source: Source, at: int, end: int) -> list[NameReference]:
         if group == 1 and "/" in name.lstrip("/"):
             name = ""  # a path, not a name
         if name and _NAME.match(name):
-            out.append(NameReference(name, "spawner", m.group(0), source.position(m.start(group))))
+            out.append(NameReference(name, "spawner", m.group(0), at(m.start(group))))
         joined = _JOIN.match(text, m.end(), end)
         if joined is None or joined.end() == m.end():
             break
-        at = joined.end()
+        start = joined.end()
     return out
 
 
-def _listed_spawners(source: Source, start: int) -> list[NameReference]:
+def _listed_spawners(text: str, start: int, at: _Positions) -> list[NameReference]:
     """The first name of each item of the list after "spawned by:" (blank lines allowed
     before it and between items)."""
-    text = source.text
     out: list[NameReference] = []
-    at = start
     seen_item = False
-    while at < len(text):
-        end = text.find("\n", at)
+    while start < len(text):
+        end = text.find("\n", start)
         end = len(text) if end < 0 else end
-        line = text[at:end]
+        line = text[start:end]
         if not line.strip():
-            at = end + 1
+            start = end + 1
             continue
         item = _ITEM.match(line)
         if item is None:
             if seen_item and line[:1] in (" ", "\t"):
-                at = end + 1
+                start = end + 1
                 continue  # an item's continuation line
             break
         seen_item = True
-        out.extend(_spawner_chain(source, at + item.end(), end)[:1])
-        at = end + 1
+        out.extend(_spawner_chain(text, start + item.end(), end, at)[:1])
+        start = end + 1
     return out
 
 
@@ -187,12 +199,13 @@ def _resolve(repo: Repo, document: str, written: str, existing: frozenset[str]) 
 def python_citations(source: Source, existing: frozenset[str], repo: Repo) -> list[Citation]:
     out = []
     text = source.text
+    at = _Positions(source)
     for m in _matches(_SYMBOL_CITATION, text, ".py::"):
         target = _resolve(repo, source.path, m.group(1), existing)
         if target is None:
             continue
         symbol = m.group(2).replace("::", ".")
-        out.append(Citation(m.group(0), target, source.position(m.start()), symbol=symbol))
+        out.append(Citation(m.group(0), target, at(m.start()), symbol=symbol))
     for m in _matches(_LINE_CITATION, text, ".py:"):
         target = _resolve(repo, source.path, m.group(1), existing)
         if target is None:
@@ -203,7 +216,7 @@ def python_citations(source: Source, existing: frozenset[str], repo: Repo) -> li
             Citation(
                 m.group(0),
                 target,
-                source.position(m.start()),
+                at(m.start()),
                 line=line,
                 end_line=max(line, end_line),
                 expects=_expected(text, m.start(), m.end(), target),

@@ -56,20 +56,22 @@ class CodeList(NamedTuple):
     states: StateList
 
 
-def _column(lines: list[str], line: int, byte_offset: int) -> int:
-    """1-based character column of an `ast` byte offset."""
-    text = lines[line - 1] if 0 < line <= len(lines) else ""
-    return len(text.encode("utf-8")[:byte_offset].decode("utf-8", "replace")) + 1
-
-
 class _Reader:
     def __init__(self, source: Source) -> None:
         self.source = source
         self.lines = source.text.split("\n")
+        self._ascii: dict[int, bool] = {}
 
     def position(self, node: ast.AST) -> Position:
+        """Where a node starts, its column in characters (`ast` counts UTF-8 bytes)."""
         line = getattr(node, "lineno", 1)
-        return Position(self.source.path, line, _column(self.lines, line, node.col_offset))  # type: ignore[attr-defined]
+        offset: int = getattr(node, "col_offset", 0)
+        text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
+        if line not in self._ascii:
+            self._ascii[line] = text.isascii()
+        if not self._ascii[line]:
+            offset = len(text.encode("utf-8")[:offset].decode("utf-8", "replace"))
+        return Position(self.source.path, line, offset + 1)
 
     def state(self, node: ast.AST) -> StateName | None:
         """A string constant that is a state name, positioned at its first character."""
@@ -326,16 +328,14 @@ def typescript_lists(source: Source) -> list[CodeList]:
             name = m.group(1)
             branches.setdefault(name, []).append(StateName(value, source.position(m.start(2) + 1)))
             first.setdefault(name, source.position(m.start()))
-    for m in _TS_SWITCH.finditer(text):
-        name = m.group(1)
-        end = _block_end(text, m.end() - 1)
-        for case in _TS_CASE.finditer(text, m.end(), end):
-            value = case.group(1)[1:-1]
-            if is_state(value):
-                branches.setdefault(name, []).append(
-                    StateName(value, source.position(case.start(1) + 1))
-                )
-                first.setdefault(name, source.position(m.start()))
+    for case, switch in _cases_by_switch(text):
+        value = case.group(1)[1:-1]
+        if is_state(value):
+            name = switch.group(1)
+            branches.setdefault(name, []).append(
+                StateName(value, source.position(case.start(1) + 1))
+            )
+            first.setdefault(name, source.position(switch.start()))
     uses: dict[str, int] = {}
     for m in _TS_LITERAL.finditer(text):
         uses[m.group()[1:-1]] = uses.get(m.group()[1:-1], 0) + 1
@@ -351,16 +351,44 @@ def typescript_lists(source: Source) -> list[CodeList]:
     return out
 
 
-def _block_end(text: str, brace: int) -> int:
-    """The offset just after the `}` closing the `{` at `brace` (strings are not
-    understood: a brace in a string may end the block early, which only loses cases)."""
-    depth = 0
-    for i in range(brace, len(text)):
-        ch = text[i]
-        if ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth -= 1
-            if depth == 0:
-                return i + 1
-    return len(text)
+def _cases_by_switch(text: str) -> list[tuple[re.Match[str], re.Match[str]]]:
+    """Each `case "X":` with the innermost `switch` whose block holds it, in one sweep
+    (a switch whose block never closes holds nothing)."""
+    if "switch" not in text:
+        return []
+    closes = _closing_braces(text)
+    switches = [
+        (m, closes[m.end() - 1]) for m in _TS_SWITCH.finditer(text) if m.end() - 1 in closes
+    ]
+    out = []
+    open_switches: list[tuple[re.Match[str], int]] = []
+    i = 0
+    for case in _TS_CASE.finditer(text):
+        while i < len(switches) and switches[i][0].end() <= case.start():
+            open_switches.append(switches[i])
+            i += 1
+        while open_switches and open_switches[-1][1] <= case.start():
+            open_switches.pop()
+        if open_switches:
+            out.append((case, open_switches[-1][0]))
+    return out
+
+
+def _closing_braces(text: str) -> dict[int, int]:
+    """For each `{`, the offset just after its `}`, in one pass (braces in strings are not
+    told apart: one there may end a block early, which only loses cases)."""
+    out: dict[int, int] = {}
+    opened: list[int] = []
+    at = 0
+    while True:
+        m = _BRACE.search(text, at)
+        if m is None:
+            return out
+        if m.group() == "{":
+            opened.append(m.start())
+        elif opened:
+            out[opened.pop()] = m.end()
+        at = m.end()
+
+
+_BRACE = re.compile(r"[{}]")

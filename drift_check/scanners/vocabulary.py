@@ -364,7 +364,7 @@ def alternatives(leaf: Leaf) -> tuple[StateName, ...] | None:
         if not is_state(name):
             return None
         column = leaf.position.column + offset + (len(part) - len(part.lstrip()))
-        out.append(StateName(name, leaf.position._replace(column=column)))
+        out.append(StateName(name, Position(leaf.position.path, leaf.position.line, column)))
         offset += len(part) + 1
     return tuple(out) if len(out) >= 2 else None
 
