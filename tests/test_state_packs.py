@@ -22,7 +22,8 @@ PACKAGE = "packages/agentic-workflow-schema"
 TREES = {
     "contract-skills": (
         "gdskills+agent-skills",
-        {("DC952", PROMPT, 9, 27), ("DC950", PROMPT, 21, 4)},
+        # the template claims the skill's schema: its `refresh` is DC925's (structured rules)
+        {("DC925", PROMPT, 9, 27), ("DC950", PROMPT, 21, 4)},
         {
             PROMPT: [
                 ("collect | refresh", "collect | update"),

@@ -155,13 +155,19 @@ def undefined_state(facts: Facts) -> Iterator[Hit]:
 
     A producer emitting it breaks every consumer that validates against the source; a copy
     (a second schema, a Python set, a TypeScript union) that lists it has drifted from the
-    source. Use a defined state, or add the state to the source first.
+    source. Use a defined state, or add the state to the source first. A block that claims
+    the source's schema is validated against it by the structured-contract rules (DC925),
+    so its values are not reported here again.
     """
+    validated = {(b.path, b.schema) for b in facts.structured.blocks if b.schema}
     for vocabulary in facts.vocabularies:
         if vocabulary.source is None:
             continue
         defined = vocabulary.defined
+        schema = vocabulary.source.position.path
         for state in sorted(vocabulary.emitted, key=lambda s: s.position):
+            if (state.position.path, schema) in validated:
+                continue
             if state.name not in defined:
                 yield Hit(
                     state.position,
