@@ -24,6 +24,7 @@ from drift_check.facts import (
     SkillMatrix,
     SkillTree,
     SkillVariant,
+    Structured,
     UnassignedList,
     UndeclaredAgent,
     Vocabulary,
@@ -177,8 +178,8 @@ def build_facts(config: Config, discovered: Discovered | None = None) -> Facts:
     reference_reads = _reference_reads(
         repo, all_agents, set(consumers), tuple(settings["legacy-read-tags"])
     )
-    vocabularies, references, citations, modules = _contracts_by_name(repo, settings, problems)
     problems.extend(repo.problems)
+    read_before = len(repo.problems)  # files first read by the scans below report too
     # only DC901 reads them, and only where a skill matrix wires skills (it reads every
     # Markdown file of the tree: most of the time of a large marketplace)
     wired = bool(skills and settings["skill-matrix"])
@@ -200,6 +201,10 @@ def build_facts(config: Config, discovered: Discovered | None = None) -> Facts:
         frozenset(p.root for p in components.plugins),
         problems,
     )
+    vocabularies, references, citations, modules = _contracts_by_name(
+        repo, settings, structured, problems
+    )
+    problems.extend(repo.problems[read_before:])
     return Facts(
         root=config.root,
         preset=config.preset,
@@ -257,7 +262,7 @@ def build_facts(config: Config, discovered: Discovered | None = None) -> Facts:
 
 
 def _contracts_by_name(
-    repo: Repo, settings: dict[str, Any], problems: list[InputProblem]
+    repo: Repo, settings: dict[str, Any], structured: Structured, problems: list[InputProblem]
 ) -> tuple[
     tuple[Vocabulary, ...], tuple[NameReference, ...], tuple[Citation, ...], dict[str, PythonModule]
 ]:
@@ -265,7 +270,7 @@ def _contracts_by_name(
     from drift_check.scanners.references import find_references
     from drift_check.scanners.vocabulary import find_vocabularies
 
-    vocabularies = find_vocabularies(repo, settings, problems)
+    vocabularies = find_vocabularies(repo, settings, structured.schemas.values())
     references, citations, modules = find_references(repo, settings)
     return vocabularies, references, citations, modules
 

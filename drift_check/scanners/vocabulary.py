@@ -28,9 +28,9 @@ from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 from drift_check.facts import (
-    InputProblem,
     JsonValue,
     Position,
+    SchemaFile,
     Source,
     StateList,
     StateName,
@@ -87,7 +87,6 @@ _TEST_FILE = re.compile(
     r"(?:^|/)(?:tests?|__tests__|spec)/|(?:^|/)test_[^/]*\Z|_test\.py\Z|\.(?:test|spec)\.[jt]sx?\Z"
 )
 _CODE_EXTENSIONS = (".py", ".ts", ".tsx", ".mts", ".cts", ".js", ".mjs", ".cjs")
-_SCHEMA_GLOBS = ("**/*.schema.json", "**/schemas/**/*.json", "**/schema/**/*.json")
 
 
 class Leaf(NamedTuple):
@@ -157,9 +156,10 @@ class _Group:
 
 
 def find_vocabularies(
-    repo: Repo, settings: dict[str, Any], problems: list[InputProblem]
+    repo: Repo, settings: dict[str, Any], schemas: Iterable[SchemaFile] = ()
 ) -> tuple[Vocabulary, ...]:
-    """Every vocabulary of the tree: zero-config shapes, then the `vocabularies` setting."""
+    """Every vocabulary of the tree: zero-config shapes, then the `vocabularies` setting.
+    `schemas` are the tree's JSON Schemas as the structured-contract scan read them."""
     skip = tuple(settings["discovery-skip"])
     files = [f for f in repo.files() if not (skip and matches(f, skip))]
     definitions: list[Definition] = []
@@ -180,12 +180,9 @@ def find_vocabularies(
         handlers.extend(Handler(h, path) for h in found.handlers)
         if found.handlers:
             mentions[path] = source
-    schema_patterns = [glob_pattern(g) for g in _SCHEMA_GLOBS]
-    for path in files:
-        if path.endswith(".json") and any(p.match(path) for p in schema_patterns):
-            source = repo.read(path)
-            if source is not None and '"enum"' in source.text:
-                definitions.extend(schema_definitions(source))
+    for schema in schemas:
+        if schema.document is not None and not (skip and matches(schema.path, skip)):
+            definitions.extend(schema_definitions(schema.path, schema.document))
     configured = settings["vocabularies"]
     groups = _group(definitions)
     for entry in configured or ():
@@ -651,48 +648,44 @@ def _templates(source: Source, lines: list[str], markdown: _Fences) -> list[Bloc
     return out
 
 
-def schema_definitions(source: Source) -> list[Definition]:
+def schema_definitions(path: str, root: JsonValue) -> list[Definition]:
     """The string `enum`s of a JSON Schema, each at the path of its property."""
-    try:
-        root = parse_json(source.text, source.path)
-    except JsonSyntaxError:
-        return []  # a broken schema is reported by the schema checks, not here
     if root.kind != "object":
         return []
     properties = root.get("properties")
     keys: frozenset[str] = frozenset()
     if properties is not None and properties.kind == "object":
         keys = frozenset(m.key for m in properties.value)
-    stem = source.path.rsplit("/", 1)[-1].split(".")[0]
+    stem = path.rsplit("/", 1)[-1].split(".")[0]
     title = root.text("title") or ""
     contracts = {stem, *re.findall(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:RESULT|REQUEST)\b", title)}
     out = []
     todo: list[tuple[JsonValue, tuple[str, ...]]] = [(root, ())]
     while todo:
-        node, path = todo.pop()
+        node, field = todo.pop()
         if node.kind != "object":
             continue
         enum = node.get("enum")
-        if path and enum is not None and enum.kind == "array":
+        if field and enum is not None and enum.kind == "array":
             strings = [v for v in enum.value if v.kind == "string"]
             if len(strings) >= 2 and all(is_state(v.value) for v in strings):
                 states = tuple(
                     StateName(v.value, v.position._replace(column=v.position.column + 1))
                     for v in strings
                 )
-                label = f"the `enum` of `{'.'.join(path)}`"
+                label = f"the `enum` of `{'.'.join(field)}`"
                 definitions_list = StateList("schema-enum", label, enum.position, states, True)
-                out.append(Definition(path, keys, frozenset(contracts), definitions_list, 1))
+                out.append(Definition(field, keys, frozenset(contracts), definitions_list, 1))
         found = node.get("properties")
         if found is not None and found.kind == "object":
-            todo.extend((m.value, (*path, m.key)) for m in found.value)
+            todo.extend((m.value, (*field, m.key)) for m in found.value)
         items = node.get("items")
         if items is not None:
-            todo.append((items, path))
+            todo.append((items, field))
         for combinator in ("allOf", "anyOf", "oneOf"):
             branch = node.get(combinator)
             if branch is not None and branch.kind == "array":
-                todo.extend((b, path) for b in branch.value)
+                todo.extend((b, field) for b in branch.value)
     return out
 
 
