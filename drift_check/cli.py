@@ -100,7 +100,8 @@ Other commands (each with -h):
   drift-check rules          list every rule
   drift-check explain CODE   explain one rule, with a failing and a passing example
   drift-check init [PATH]    write a starter .drift-check.yaml for what discovery finds
-  drift-check packs [FILE]   check rule packs: the shipped presets, or your own""",
+  drift-check packs [FILE]   check rule packs: the shipped presets, or your own
+  drift-check graph [PATH]   draw the contract graph (HTML, Mermaid or DOT)""",
 )
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option(
@@ -618,11 +619,73 @@ def packs_cmd(files: tuple[str, ...]) -> int:
     return EXIT_ERROR if bad else EXIT_CLEAN
 
 
+@click.command("graph", cls=Command, context_settings=CONTEXT)
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["html", "mermaid", "dot"]),
+    default="html",
+    metavar="FORMAT",
+    help="html (default: one page, no network), mermaid or dot.",
+)
+@click.option(
+    "--output", "-o", type=click.Path(dir_okay=False), metavar="FILE", help="Write it to FILE."
+)
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(dir_okay=False),
+    metavar="FILE",
+    help="Read this .drift-check.yaml or pyproject.toml.",
+)
+@click.option(
+    "--preset", metavar="NAME", help="Use this pack (or pack file) instead of discovery's."
+)
+@click.help_option("-h", "--help", help="Print this help and exit.")
+def graph_cmd(
+    paths: tuple[str, ...],
+    fmt: str,
+    output: str | None,
+    config_file: str | None,
+    preset: str | None,
+) -> int:
+    """Draw the contract graph of the project at PATHS: agents, markers, consumers, skills
+    and plugins, joined by what emits, consumes, dispatches, loads and includes; a node or
+    edge with findings in red, listing them. Given files or folders, only their nodes and
+    their neighbours are drawn."""
+    from drift_check.config import CommandLine, load_config
+    from drift_check.engine import run
+    from drift_check.graph import build_graph
+    from drift_check.reporters.graph import render
+
+    if len(paths) > 1:
+        raise UsageError("graph: one folder at a time")
+    root = paths[0] if paths else "."
+    report = run(load_config(root, config_file, CommandLine(preset)))
+    graph = build_graph(report.facts, report.findings)
+    base = os.path.dirname(os.path.abspath(output)) if output else os.getcwd()
+    name = os.path.basename(os.path.abspath(report.config.root))
+    text = render(graph, fmt, report.config.root, base, f"drift-check graph: {name}")
+    if output is not None:
+        with open(output, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        click.echo(
+            f"drift-check: wrote {output}: {len(graph.nodes)} nodes, {len(graph.edges)} edges,"
+            f" {len(graph.findings)} findings",
+            err=True,
+        )
+    else:
+        click.echo(text, nl=False)
+    return EXIT_CLEAN
+
+
 SUBCOMMANDS = {
     "rules": rules_cmd,
     "explain": explain_cmd,
     "init": init_cmd,
     "packs": packs_cmd,
+    "graph": graph_cmd,
 }
 
 

@@ -202,6 +202,8 @@ class Consumer(NamedTuple):
     source: Source
     literals: tuple[StringLiteral, ...] | None = None  # set for Python files
     dispatch_surface: bool = False  # workflows and commands, not agents
+    # the known agents it dispatches to (`subagent_type=NAME`), each where it is written
+    dispatches: tuple[Named, ...] = ()
 
     @property
     def path(self) -> str:

@@ -12,6 +12,7 @@ from drift_check.facts import (
     Agent,
     Consumer,
     InputProblem,
+    Named,
     QuotedMarker,
     ReadGate,
     Registry,
@@ -96,6 +97,20 @@ def quoted_markers(source: Source, sections: Sections, surface: bool) -> list[Qu
     return out
 
 
+def dispatches_in(source: Source, sections: Sections | None, agents: set[str]) -> tuple[Named, ...]:
+    """The known agents a file dispatches to (`subagent_type=NAME`), each at its name."""
+    if "subagent_type" not in source.text:
+        return ()
+    if sections is None:
+        sections = Sections(source.text, agents)
+    cursor = Cursor(source)
+    text = source.text
+    return tuple(
+        Named(agent, cursor.position(text.find(agent, offset)))
+        for offset, agent in sections.dispatches
+    )
+
+
 def read_gates(source: Source, sections: Sections, tag: str) -> list[ReadGate]:
     """Every occurrence of a read tag, with the agent its section dispatches to."""
     out = []
@@ -139,10 +154,10 @@ def scan_consumers(
         if source is None:
             continue
         surface = path in dispatch_paths
-        consumers[path] = Consumer(source, None, surface)
         tags = [t for t in (gate_tag, *legacy_tags) if t and t in source.text]
-        if surface or tags:
-            sections = Sections(source.text, agents)
+        sections = Sections(source.text, agents) if surface or tags else None
+        consumers[path] = Consumer(source, None, surface, dispatches_in(source, sections, agents))
+        if sections is not None:
             if surface:
                 quoted.extend(quoted_markers(source, sections, surface))
             for tag in tags:

@@ -1,0 +1,325 @@
+"""The contract graph: who emits which marker, who consumes and dispatches, what agents load
+and include, built from the facts and the findings of one run.
+
+Pure: it reads facts and findings, never a file, and the reporters in
+`drift_check/reporters/graph/` only draw it. A node stands for a file (agent, skill, command,
+workflow, hook, included document), a plugin, a marker, or a name written somewhere that
+stands for nothing (`missing`: a registry row's agent without a file, a `skills:` entry that
+names no skill). Edges:
+
+- `emits`: an agent's fenced heading is (or carries) the marker;
+- `declares`: the registry row says the agent returns the marker, and it does not;
+- `consumes`: a workflow, command, hook, agent or skill contains the marker's exact text
+  (the agents that emit it are producers, not consumers);
+- `dispatches`: a file hands work to an agent (`subagent_type=`, or the section a quoted
+  marker or a read tag sits in names it);
+- `loads`: an agent's `skills:` entry names the skill;
+- `includes`: an agent `@`-includes (or is told to Read) a document.
+
+A plugin is not joined by edges: every node under its root has it as `group`, and the
+reporters draw the plugin around them. Other kinds of facts plug in through `CONTRIBUTORS`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import NamedTuple
+
+from drift_check.facts import Facts, Position
+from drift_check.rules.base import Finding
+from drift_check.rules.index import index, occurrences
+
+NODE_KINDS = ("plugin", "command", "workflow", "hook", "agent", "skill", "document", "marker")
+EDGE_KINDS = ("dispatches", "consumes", "emits", "declares", "loads", "includes")
+
+
+class Node(NamedTuple):
+    key: str  # stable identity: `file:PATH`, `marker:TEXT`, `plugin:ROOT`, `missing-...:NAME`
+    kind: str  # one of NODE_KINDS (or a contributor's own)
+    label: str
+    where: Position | None  # the file it is, or where a marker is declared or first emitted
+    group: str | None  # the root of the plugin it belongs to, if any
+    missing: bool = False  # named, but nothing in the tree is it
+    findings: tuple[int, ...] = ()  # indexes into Graph.findings
+
+
+class Edge(NamedTuple):
+    source: str  # node keys
+    target: str
+    kind: str  # one of EDGE_KINDS (or a contributor's own)
+    where: Position | None  # where the text that makes the edge is written
+    findings: tuple[int, ...] = ()
+
+
+class Graph(NamedTuple):
+    nodes: tuple[Node, ...]  # sorted by key
+    edges: tuple[Edge, ...]  # sorted by source, target and kind
+    findings: tuple[Finding, ...]  # every finding of the run, as reported
+    unplaced: tuple[int, ...]  # findings that concern no node nor edge (a registry parse error)
+
+    def node(self, key: str) -> Node | None:
+        return next((n for n in self.nodes if n.key == key), None)
+
+
+class Builder:
+    """Nodes and edges as the facts give them, each once; the first kind given to a file
+    wins (an agent that consumes markers stays an agent)."""
+
+    def __init__(self, facts: Facts) -> None:
+        self.facts = facts
+        self.nodes: dict[str, Node] = {}
+        self.edges: dict[tuple[str, str, str], Edge] = {}
+        roots = sorted({p.root for p in facts.manifests.plugins}, key=len, reverse=True)
+        self._roots = roots  # longest first: a node belongs to its nearest plugin
+
+    def group_of(self, path: str) -> str | None:
+        for root in self._roots:
+            if not root or path.startswith(root + "/"):
+                return root
+        return None
+
+    def file(self, path: str, kind: str, label: str | None = None) -> str:
+        key = f"file:{path}"
+        if key not in self.nodes:
+            shown = label if label is not None else path.rsplit("/", 1)[-1]
+            self.nodes[key] = Node(key, kind, shown, Position(path, 1, 1), self.group_of(path))
+        return key
+
+    def add(self, node: Node) -> str:
+        self.nodes.setdefault(node.key, node)
+        return node.key
+
+    def edge(self, source: str, target: str, kind: str, where: Position | None) -> None:
+        self.edges.setdefault((source, target, kind), Edge(source, target, kind, where))
+
+
+Contributor = Callable[[Builder], None]
+
+
+def build_graph(facts: Facts, findings: Iterable[Finding] = ()) -> Graph:
+    """The graph of `facts`, each finding attached to the nodes and edges it concerns."""
+    b = Builder(facts)
+    for contribute in CONTRIBUTORS:
+        contribute(b)
+    return _attach(b, tuple(findings))
+
+
+def _plugins(b: Builder) -> None:
+    for plugin in b.facts.manifests.plugins:
+        name = plugin.name.name if plugin.name is not None else plugin.root or "(root)"
+        where = Position(plugin.manifest, 1, 1) if plugin.manifest else None
+        b.add(Node(f"plugin:{plugin.root}", "plugin", name, where, plugin.root))
+
+
+def _components(b: Builder) -> None:
+    facts = b.facts
+    for agent in sorted(facts.all_agents, key=lambda a: a.path):
+        b.file(agent.path, "agent", agent.name)
+    for path in sorted(facts.skills):
+        skill = facts.skills[path]
+        named = (skill.frontmatter or {}).get("name")
+        b.file(path, "skill", named if isinstance(named, str) and named else skill.name)
+    for path in sorted(facts.commands):
+        b.file(path, "command", "/" + facts.commands[path].name)
+    for config in facts.manifests.hooks:
+        for hook in config.commands:
+            if hook.script is not None and hook.script in facts.existing_paths:
+                b.file(hook.script, "hook")
+
+
+def _agent_key(b: Builder, name: str) -> str:
+    """The node of the agent called `name`: its file, or a missing agent."""
+    agent = b.facts.agents.get(name)
+    if agent is not None:
+        return b.file(agent.path, "agent", agent.name)
+    return b.add(Node(f"missing-agent:{name}", "agent", name, None, None, missing=True))
+
+
+def _markers(b: Builder) -> None:
+    """Markers declared by the registry, emitted in agents' fences (those that are declared,
+    marker-shaped or quoted by a consumer), and quoted by consumers; who emits and consumes
+    each."""
+    facts = b.facts
+    ix = index(facts)
+    quoted = {q.text for q in facts.quoted_markers}
+    where: dict[str, Position] = {}
+    emitted_by: dict[str, set[str]] = {}  # marker -> files of the agents that return it
+    if facts.registry is not None:
+        for row in facts.registry.rows:
+            for m in row.markers:
+                where.setdefault(m.text, m.position)
+    for agent in sorted(facts.all_agents, key=lambda a: a.path):
+        for e in agent.emissions:
+            carried = ix.declared_covering(e.text)
+            if not carried and (ix.marker_shaped(e.text) or e.text in quoted):
+                carried = [e.text]
+            for text in carried:
+                where.setdefault(text, e.position)
+                emitted_by.setdefault(text, set()).add(agent.path)
+                b.edge(b.file(agent.path, "agent"), _marker(b, text, where), "emits", e.position)
+    if facts.registry is not None:
+        for row in facts.registry.rows:
+            source = _agent_key(b, row.agent)
+            for m in row.markers:
+                key = _marker(b, m.text, where)
+                if row.agent in facts.agents:  # its own file is no consumer of what it returns
+                    emitted_by.setdefault(m.text, set()).add(facts.agents[row.agent].path)
+                if (source, key, "emits") not in b.edges:
+                    b.edge(source, key, "declares", m.position)
+    for q in facts.quoted_markers:
+        carried = ix.declared_covering(q.text) or [q.text]
+        for text in carried:
+            where.setdefault(text, q.position)
+            _marker(b, text, where)
+    texts = sorted(k.removeprefix("marker:") for k in b.nodes if k.startswith("marker:"))
+    exact, _ = occurrences(facts, texts)
+    for text in texts:
+        producers = emitted_by.get(text, set())
+        for consumer, position in exact.get(text, []):
+            if consumer.path not in producers:
+                source = b.file(consumer.path, _consumer_kind(consumer.path, consumer.literals))
+                b.edge(source, f"marker:{text}", "consumes", position)
+
+
+def _marker(b: Builder, text: str, where: dict[str, Position]) -> str:
+    return b.add(Node(f"marker:{text}", "marker", text, where.get(text), None))
+
+
+def _consumer_kind(path: str, literals: object) -> str:
+    if literals is not None or path.endswith((".py", ".sh")) or "/hooks/" in f"/{path}":
+        return "hook"
+    return "workflow"
+
+
+def _dispatches(b: Builder) -> None:
+    facts = b.facts
+    for path in sorted(facts.consumers):
+        consumer = facts.consumers[path]
+        for named in consumer.dispatches:
+            source = b.file(path, _consumer_kind(path, consumer.literals))
+            b.edge(source, _agent_key(b, named.name), "dispatches", named.position)
+    # a quote or a read tag in a section that dispatches says so too (the first one wins)
+    sites = [(q.position, q.dispatched_agent) for q in facts.quoted_markers]
+    sites += [(g.position, g.dispatched_agent) for gs in facts.read_gates.values() for g in gs]
+    for position, agent in sorted(sites, key=lambda s: s[0]):
+        if agent is not None and position.path in facts.consumers:
+            consumer = facts.consumers[position.path]
+            source = b.file(position.path, _consumer_kind(position.path, consumer.literals))
+            b.edge(source, _agent_key(b, agent), "dispatches", position)
+
+
+def _loads(b: Builder) -> None:
+    """`skills:` entries to the skill they name: `plugin:skill` in that plugin; a bare name
+    in the agent's own plugin first, then anywhere."""
+    facts = b.facts
+    by_name: dict[str, list[str]] = {}
+    for path in sorted(facts.skills):
+        skill = facts.skills[path]
+        named = (skill.frontmatter or {}).get("name")
+        for name in {skill.name, named} if isinstance(named, str) else {skill.name}:
+            by_name.setdefault(name, []).append(path)
+    plugins = {
+        e.name.name: e.root
+        for m in facts.manifests.marketplaces
+        for e in m.entries
+        if e.name is not None and e.root is not None
+    }
+    plugins.update((p.name.name, p.root) for p in facts.manifests.plugins if p.name is not None)
+    for agent in sorted(facts.all_agents, key=lambda a: a.path):
+        source = b.file(agent.path, "agent")
+        for ref in agent.skills or ():
+            plugin, _, name = ref.name.rpartition(":")
+            candidates = by_name.get(name, [])
+            if plugin:
+                root = plugins.get(plugin)
+                candidates = [p for p in candidates if root is not None and _under(p, root)]
+            else:
+                own = b.group_of(agent.path)
+                near = [p for p in candidates if own is not None and _under(p, own)]
+                candidates = near or candidates
+            if candidates:
+                target = b.file(candidates[0], "skill")
+            else:
+                group = b.group_of(agent.path)
+                missing = Node(f"missing-skill:{ref.name}", "skill", ref.name, None, group, True)
+                target = b.add(missing)
+            b.edge(source, target, "loads", ref.position)
+
+
+def _under(path: str, root: str) -> bool:
+    return not root or path.startswith(root + "/")
+
+
+def _includes(b: Builder) -> None:
+    facts = b.facts
+    for agent in sorted(facts.all_agents, key=lambda a: a.path):
+        source = b.file(agent.path, "agent")
+        for inc in agent.includes:
+            if inc.resolved is not None and inc.resolved in facts.existing_paths:
+                b.edge(source, b.file(inc.resolved, "document"), "includes", inc.position)
+
+
+# each adds its nodes and edges; the order is the order kinds are given to files. Structured
+# contracts (blocks, schemas, states) add theirs here once their facts exist.
+CONTRIBUTORS: list[Contributor] = [
+    _plugins,
+    _components,
+    _markers,
+    _dispatches,
+    _loads,
+    _includes,
+]
+
+
+def _attach(b: Builder, findings: tuple[Finding, ...]) -> Graph:
+    """Each finding on the nodes it concerns (its file, its agent, its marker) and the edges
+    it is about (its agent and marker, its consumer and marker, the line an edge is on)."""
+    by_path: dict[str, list[str]] = {}
+    for node in b.nodes.values():
+        if node.where is not None and node.key.startswith("file:"):
+            by_path.setdefault(node.where.path, []).append(node.key)
+    node_hits: dict[str, list[int]] = {}
+    edge_hits: dict[tuple[str, str, str], list[int]] = {}
+    edges_at: dict[tuple[str, int], list[tuple[str, str, str]]] = {}
+    pairs: dict[tuple[str, str], list[tuple[str, str, str]]] = {}
+    for k, e in b.edges.items():
+        # an edge of a line of its source file: a finding on that line is about it
+        if e.where is not None and e.kind in ("loads", "includes"):
+            edges_at.setdefault((e.where.path, e.where.line), []).append(k)
+        pairs.setdefault((e.source, e.target), []).append(k)
+    unplaced = []
+    for i, f in enumerate(findings):
+        nodes: set[str] = set()
+        if f.path:
+            nodes.update(by_path.get(f.path, ()))
+        agent = _agent_node(b, f.agent)
+        marker = f"marker:{f.marker}" if f.marker is not None else None
+        nodes.update(k for k in (agent, marker) if k is not None and k in b.nodes)
+        edges: set[tuple[str, str, str]] = set()
+        if f.path:
+            edges.update(edges_at.get((f.path, f.line), ()))
+        for source in by_path.get(f.path or "", ()):
+            for target in (agent, marker):
+                edges.update(pairs.get((source, target), ()) if target else ())
+        if agent and marker:
+            edges.update(pairs.get((agent, marker), ()))
+        for k in nodes:
+            node_hits.setdefault(k, []).append(i)
+        for k in edges:
+            edge_hits.setdefault(k, []).append(i)
+        if not nodes and not edges:
+            unplaced.append(i)
+    nodes = tuple(
+        n._replace(findings=tuple(node_hits.get(k, ()))) for k, n in sorted(b.nodes.items())
+    )
+    edges = tuple(
+        e._replace(findings=tuple(edge_hits.get(k, ()))) for k, e in sorted(b.edges.items())
+    )
+    return Graph(nodes, edges, findings, tuple(unplaced))
+
+
+def _agent_node(b: Builder, name: str | None) -> str | None:
+    if name is None:
+        return None
+    agent = b.facts.agents.get(name)
+    return f"file:{agent.path}" if agent is not None else f"missing-agent:{name}"
