@@ -140,10 +140,10 @@ Other commands (each with -h):
     "--format",
     "--output-format",
     "fmt",
-    type=click.Choice(["text", "json", "github", "sarif"]),
+    type=click.Choice(["text", "json", "github", "sarif", "html", "markdown"]),
     default="text",
     metavar="FORMAT",
-    help="text (default), json, github or sarif.",
+    help="text (default), json, github, sarif, html or markdown.",
 )
 @click.option(
     "--output",
@@ -291,7 +291,8 @@ def _check(o: Options) -> int:
 
         text = statistics_table(report)
     else:
-        text = render(report, o.fmt, color, os.getcwd(), o.unsafe_fixes)
+        base = os.path.dirname(os.path.abspath(o.output)) if o.output else None
+        text = render(report, o.fmt, color, os.getcwd(), o.unsafe_fixes, base)
     if o.show_fixes:
         from drift_check.reporters.show import fixes_text
 

@@ -5,7 +5,7 @@ Pure: it reads facts and findings, never a file, and the reporters in
 `drift_check/reporters/graph/` only draw it. A node stands for a file (agent, skill, command,
 workflow, hook, included document), a plugin, a marker, or a name written somewhere that
 stands for nothing (`missing`: a registry row's agent without a file, a `skills:` entry that
-names no skill). Edges:
+names no skill), a named structured block or a JSON Schema. Edges:
 
 - `emits`: an agent's fenced heading is (or carries) the marker;
 - `declares`: the registry row says the agent returns the marker, and it does not;
@@ -14,7 +14,10 @@ names no skill). Edges:
 - `dispatches`: a file hands work to an agent (`subagent_type=`, or the section a quoted
   marker or a read tag sits in names it);
 - `loads`: an agent's `skills:` entry names the skill;
-- `includes`: an agent `@`-includes (or is told to Read) a document.
+- `includes`: an agent `@`-includes (or is told to Read) a document;
+- `conforms`: a structured block (or the file holding an unnamed one) is paired with a
+  JSON Schema; named blocks (`NOTES_RESULT`) are emitted by the file holding their template
+  and consumed by the files that read their fields.
 
 A plugin is not joined by edges: every node under its root has it as `group`, and the
 reporters draw the plugin around them. Other kinds of facts plug in through `CONTRIBUTORS`.
@@ -29,8 +32,19 @@ from drift_check.facts import Facts, Position
 from drift_check.rules.base import Finding
 from drift_check.rules.index import index, occurrences
 
-NODE_KINDS = ("plugin", "command", "workflow", "hook", "agent", "skill", "document", "marker")
-EDGE_KINDS = ("dispatches", "consumes", "emits", "declares", "loads", "includes")
+NODE_KINDS = (
+    "plugin",
+    "command",
+    "workflow",
+    "hook",
+    "agent",
+    "skill",
+    "document",
+    "marker",
+    "block",
+    "schema",
+)
+EDGE_KINDS = ("dispatches", "consumes", "emits", "declares", "loads", "includes", "conforms")
 
 
 class Node(NamedTuple):
@@ -259,8 +273,34 @@ def _includes(b: Builder) -> None:
                 b.edge(source, b.file(inc.resolved, "document"), "includes", inc.position)
 
 
-# each adds its nodes and edges; the order is the order kinds are given to files. Structured
-# contracts (blocks, schemas, states) add theirs here once their facts exist.
+def _structured(b: Builder) -> None:
+    """Structured contracts: a named block (`NOTES_RESULT`) is emitted by the file holding
+    its template and consumed by the files reading its fields; it conforms to the schema it
+    is paired with, as an unnamed block's file does to its own."""
+    structured = b.facts.structured
+    for path in sorted(structured.schemas):
+        b.file(path, "schema")
+    for block in structured.blocks:
+        holder = b.file(block.path, "document")
+        if block.name:
+            named = _block(b, block.name, block.position)
+            b.edge(holder, named, "emits", block.position)
+            schema = block.schema or structured.names.get(block.name)
+            if schema is not None and schema in structured.schemas:
+                b.edge(named, f"file:{schema}", "conforms", block.position)
+        elif block.schema is not None and block.schema in structured.schemas:
+            b.edge(holder, f"file:{block.schema}", "conforms", block.position)
+    for read in sorted(structured.reads, key=lambda r: r.position):
+        reader = b.file(read.position.path, _consumer_kind(read.position.path, None))
+        b.edge(reader, _block(b, read.name, read.position), "consumes", read.position)
+
+
+def _block(b: Builder, name: str, where: Position) -> str:
+    return b.add(Node(f"block:{name}", "block", name, where, None))
+
+
+# each adds its nodes and edges; the order is the order kinds are given to files. Another
+# kind of contract (state vocabularies, ...) adds a function here.
 CONTRIBUTORS: list[Contributor] = [
     _plugins,
     _components,
@@ -268,6 +308,7 @@ CONTRIBUTORS: list[Contributor] = [
     _dispatches,
     _loads,
     _includes,
+    _structured,
 ]
 
 
@@ -295,6 +336,8 @@ def _attach(b: Builder, findings: tuple[Finding, ...]) -> Graph:
         agent = _agent_node(b, f.agent)
         marker = f"marker:{f.marker}" if f.marker is not None else None
         nodes.update(k for k in (agent, marker) if k is not None and k in b.nodes)
+        if f.schema is not None and f"file:{f.schema.path}" in b.nodes:
+            nodes.add(f"file:{f.schema.path}")
         edges: set[tuple[str, str, str]] = set()
         if f.path:
             edges.update(edges_at.get((f.path, f.line), ()))

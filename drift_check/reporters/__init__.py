@@ -11,7 +11,10 @@ def render(
     color: bool = False,
     cwd: str | None = None,
     unsafe_fixes: bool = False,
+    base: str | None = None,
 ) -> str:
+    """`report` in `fmt`. `base`: the folder an HTML page is written to (its links to files
+    are relative to it); the working folder when None."""
     if fmt == "json":
         from drift_check.reporters import json_format
 
@@ -20,6 +23,14 @@ def render(
         from drift_check.reporters import sarif
 
         return sarif.render(report, cwd=cwd)
+    if fmt == "html":
+        from drift_check.reporters import html
+
+        return html.render(report, base)
+    if fmt == "markdown":
+        from drift_check.reporters import markdown
+
+        return markdown.render(report)
     if fmt == "github":
         from drift_check.reporters import github
 

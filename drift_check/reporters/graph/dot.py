@@ -18,6 +18,8 @@ COLOURS = {  # (fill, line)
     "workflow": ("#e0f2fe", "#0284c7"),
     "hook": ("#ede9fe", "#7c3aed"),
     "document": ("#f3f4f6", "#6b7280"),
+    "block": ("#ffedd5", "#c2410c"),
+    "schema": ("#e7e5e4", "#57534e"),
 }
 ERROR = ("#ffebe9", "#cf222e")
 EDGE_STYLES = {
@@ -27,6 +29,7 @@ EDGE_STYLES = {
     "declares": 'color="#6b7280", style=dashed',
     "loads": 'color="#a16207"',
     "includes": 'color="#6b7280", style=dotted',
+    "conforms": 'color="#57534e", style=dashed',
 }
 
 

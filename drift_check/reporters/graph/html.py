@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from drift_check.graph import Edge, Graph, Node
+from drift_check.graph import EDGE_KINDS, Edge, Graph, Node
 from drift_check.reporters.graph.layout import FRAME_TITLE, Box, Layout, Point, layout
 from drift_check.reporters.page import asset, attr, document, file_href, text
 
@@ -22,6 +22,8 @@ KIND_NAMES = {
     "skill": "skill",
     "document": "included document",
     "marker": "marker",
+    "block": "structured block",
+    "schema": "JSON Schema",
 }
 
 
@@ -196,10 +198,7 @@ def _body(title: str, graph: Graph, svg: str) -> str:
     failing = sum(1 for n in graph.nodes if n.findings)
     legend = "".join(
         f'<span class="key k-{k}">{text(KIND_NAMES[k])}</span>' for k in KIND_NAMES
-    ) + "".join(
-        f'<span class="ekey k-{k}">{text(k)}</span>'
-        for k in ("dispatches", "consumes", "emits", "declares", "loads", "includes")
-    )
+    ) + "".join(f'<span class="ekey k-{k}">{text(k)}</span>' for k in EDGE_KINDS)
     return (
         "<header><h1>" + text(title) + "</h1>"
         f'<p id="counts">{text(summary) or "nothing to draw"}; {len(graph.edges)} edges;'

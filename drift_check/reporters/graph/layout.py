@@ -39,6 +39,8 @@ RANK = {
     "document": 3,
     "skill": 3,
     "marker": 4,
+    "block": 4,
+    "schema": 5,
 }
 
 Point = tuple[float, float]

@@ -23,8 +23,10 @@ SHAPES = {
     "workflow": (">", "]"),
     "hook": ("{{", "}}"),
     "document": ("[(", ")]"),
+    "block": ("[\\", "/]"),
+    "schema": ("[(", ")]"),
 }
-ARROWS = {"declares": "-.->", "includes": "-.->"}
+ARROWS = {"declares": "-.->", "includes": "-.->", "conforms": "-.->"}
 STYLES = {
     "agent": "fill:#dcfce7,stroke:#16a34a,color:#1f2328",
     "marker": "fill:#fce7f3,stroke:#db2777,color:#1f2328",
@@ -33,6 +35,8 @@ STYLES = {
     "workflow": "fill:#e0f2fe,stroke:#0284c7,color:#1f2328",
     "hook": "fill:#ede9fe,stroke:#7c3aed,color:#1f2328",
     "document": "fill:#f3f4f6,stroke:#6b7280,color:#1f2328",
+    "block": "fill:#ffedd5,stroke:#c2410c,color:#1f2328",
+    "schema": "fill:#e7e5e4,stroke:#57534e,color:#1f2328",
     "missing": "stroke-dasharray:4 3",
     "err": "fill:#ffebe9,stroke:#cf222e,stroke-width:2px,color:#1f2328",
 }
