@@ -321,12 +321,13 @@ def _attach(b: Builder, findings: tuple[Finding, ...]) -> Graph:
             by_path.setdefault(node.where.path, []).append(node.key)
     node_hits: dict[str, list[int]] = {}
     edge_hits: dict[tuple[str, str, str], list[int]] = {}
-    edges_at: dict[tuple[str, int], list[tuple[str, str, str]]] = {}
+    edges_at: dict[tuple[str, int, int], list[tuple[str, str, str]]] = {}
     pairs: dict[tuple[str, str], list[tuple[str, str, str]]] = {}
     for k, e in b.edges.items():
-        # an edge of a line of its source file: a finding on that line is about it
+        # an edge written as one entry (a `skills:` name, an include): a finding there is
+        # about it
         if e.where is not None and e.kind in ("loads", "includes"):
-            edges_at.setdefault((e.where.path, e.where.line), []).append(k)
+            edges_at.setdefault(tuple(e.where), []).append(k)
         pairs.setdefault((e.source, e.target), []).append(k)
     unplaced = []
     for i, f in enumerate(findings):
@@ -340,16 +341,21 @@ def _attach(b: Builder, findings: tuple[Finding, ...]) -> Graph:
             nodes.add(f"file:{f.schema.path}")
         edges: set[tuple[str, str, str]] = set()
         if f.path:
-            edges.update(edges_at.get((f.path, f.line), ()))
+            edges.update(edges_at.get((f.path, f.line, f.column), ()))
         for source in by_path.get(f.path or "", ()):
             for target in (agent, marker):
                 edges.update(pairs.get((source, target), ()) if target else ())
         if agent and marker:
             edges.update(pairs.get((agent, marker), ()))
-        for k in nodes:
-            node_hits.setdefault(k, []).append(i)
+        if f.schema is not None:  # a block or table against its schema
+            for source in by_path.get(f.path or "", ()):
+                edges.update(pairs.get((source, f"file:{f.schema.path}"), ()))
         for k in edges:
             edge_hits.setdefault(k, []).append(i)
+            # a missing node is what the finding on the edge to it is about
+            nodes.update(end for end in k[:2] if b.nodes[end].missing)
+        for k in nodes:
+            node_hits.setdefault(k, []).append(i)
         if not nodes and not edges:
             unplaced.append(i)
     nodes = tuple(

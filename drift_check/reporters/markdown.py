@@ -28,14 +28,14 @@ _SPAN = re.compile(r"`([^`\n]+)`")
 
 def plain(value: str) -> str:
     """Text that Markdown shows as it is: one line, no emphasis, links, HTML or tables."""
-    flat = re.sub(r"\s+", " ", escape(value))
+    flat = escape(re.sub(r"\s+", " ", value))
     flat = _ACTIVE.sub(r"\\\1", flat)
     return re.sub("[<>&]", lambda m: _ENTITIES[m.group()], flat)
 
 
 def code(value: str) -> str:
     """A code span holding `value` exactly (one line)."""
-    flat = " ".join(escape(value).split())
+    flat = escape(" ".join(value.split()))
     longest = max((len(run) for run in re.findall(r"`+", flat)), default=0)
     fence = "`" * (longest + 1)
     pad = " " if flat.startswith("`") or flat.endswith("`") else ""
@@ -92,5 +92,5 @@ def _summary_text(path: str) -> str:
     """A file name inside `<summary>`: HTML, so entities only (Markdown is not read there)."""
     if not path:
         return "(no file)"
-    flat = " ".join(escape(path).split())
+    flat = escape(" ".join(path.split()))
     return "<code>" + re.sub("[<>&]", lambda m: _ENTITIES[m.group()], flat) + "</code>"

@@ -19,18 +19,26 @@ from urllib.parse import quote
 
 from drift_check.reporters.escape import escape
 
+# control characters are shown escaped (`\x1b`), as on a terminal; line breaks and tabs
+# are layout, and stay
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029]")
+
 # no request leaves the page: scripts and styles inline only, images only as data: URIs
 CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:"
 
 
+def _shown(value: object) -> str:
+    return _CONTROL.sub(lambda m: escape(m.group()), str(value))  # one character each
+
+
 def text(value: object) -> str:
     """Text for an element's content: control characters shown escaped, markup escaped."""
-    return html.escape(escape(str(value)), quote=False)
+    return html.escape(_shown(value), quote=False)
 
 
 def attr(value: object) -> str:
     """Text for a quoted attribute value."""
-    return html.escape(escape(str(value)), quote=True)
+    return html.escape(_shown(value), quote=True)
 
 
 _SCRIPT_UNSAFE = re.compile("[<>&\u2028\u2029]")

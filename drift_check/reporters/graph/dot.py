@@ -35,7 +35,7 @@ EDGE_STYLES = {
 
 def quoted(value: str) -> str:
     """A DOT string: one line, backslashes and quotes escaped."""
-    flat = " ".join(escape(value).split())
+    flat = escape(" ".join(value.split()))
     return '"' + flat.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 

@@ -51,7 +51,7 @@ _SPECIAL = re.compile('[#"<>&%`]')
 
 def label(value: str) -> str:
     """`value` as the inside of a quoted Mermaid label: one line, entities for the rest."""
-    flat = " ".join(escape(value).split()) or " "
+    flat = escape(" ".join(value.split())) or " "
     return _SPECIAL.sub(lambda m: _ENTITIES[m.group()], flat)
 
 
