@@ -281,14 +281,14 @@ def _structured(b: Builder) -> None:
     for path in sorted(structured.schemas):
         b.file(path, "schema")
     for block in structured.blocks:
-        holder = b.file(block.path, "document")
         if block.name:
             named = _block(b, block.name, block.position)
-            b.edge(holder, named, "emits", block.position)
+            b.edge(b.file(block.path, "document"), named, "emits", block.position)
             schema = block.schema or structured.names.get(block.name)
             if schema is not None and schema in structured.schemas:
                 b.edge(named, f"file:{schema}", "conforms", block.position)
         elif block.schema is not None and block.schema in structured.schemas:
+            holder = b.file(block.path, "document")
             b.edge(holder, f"file:{block.schema}", "conforms", block.position)
     for read in sorted(structured.reads, key=lambda r: r.position):
         reader = b.file(read.position.path, _consumer_kind(read.position.path, None))

@@ -3,9 +3,9 @@
 each file in a collapsed section.
 
 Text from the tree never becomes markup: outside code spans every character GitHub's
-Markdown acts on inline is backslash-escaped and `<`, `>` and `&` are entities; a code span's fence is longer than any
-backtick run inside it. GitHub caps a step summary at 1 MiB, so at most `MAX_LISTED`
-findings are listed; the count per rule covers them all.
+Markdown acts on inline is backslash-escaped and `<`, `>` and `&` are entities; a code
+span's fence is longer than any backtick run inside it. GitHub caps a step summary at 1 MiB,
+so at most `MAX_LISTED` findings are listed; the count per rule covers them all.
 """
 
 from __future__ import annotations

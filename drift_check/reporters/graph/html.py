@@ -4,15 +4,16 @@ selection and focus. Nothing is fetched; every name is escaped (see `reporters.p
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from drift_check.graph import EDGE_KINDS, Edge, Graph, Node
+from drift_check.reporters.escape import escape
 from drift_check.reporters.graph.layout import FRAME_TITLE, Box, Layout, Point, layout
 from drift_check.reporters.page import asset, attr, document, file_href, text
 
 # a graph this large (in px) opens zoomed out, its labels hidden until zoomed in
 FAR_WIDTH, FAR_HEIGHT = 3000.0, 2000.0
-LABEL_CHARS = 27  # what fits in a node at 12px; longer labels end in `…` (the panel has all)
 KIND_NAMES = {
     "plugin": "plugin",
     "command": "command",
@@ -20,11 +21,14 @@ KIND_NAMES = {
     "hook": "hook",
     "agent": "agent",
     "skill": "skill",
-    "document": "included document",
+    "document": "document",
     "marker": "marker",
     "block": "structured block",
     "schema": "JSON Schema",
 }
+
+
+_KIND_ORDER = {k: i for i, k in enumerate(KIND_NAMES)}
 
 
 def render(graph: Graph, root: str, base: str, title: str = "") -> str:
@@ -46,12 +50,6 @@ def _title(node: Node, box: Box) -> str:
     return (label if len(label) <= room else label[: room - 1] + "…") + badge
 
 
-def _label(node: Node) -> str:
-    room = LABEL_CHARS - (4 if node.findings else 0)
-    label = " ".join(node.label.split()) or "(unnamed)"
-    return label if len(label) <= room else label[: room - 1] + "…"
-
-
 def _classes(node: Node, kind: str) -> str:
     out = ["n", f"k-{kind}"]
     if node.findings:
@@ -65,7 +63,7 @@ def _svg(graph: Graph, placed: Layout, index: dict[str, int]) -> str:
     far = ' class="far"' if placed.width > FAR_WIDTH or placed.height > FAR_HEIGHT else ""
     out = [
         # labels are drawn only when they can be read: a large graph opens zoomed out, and
-        # laying out thousands of unreadable labels was most of the time it took to open
+        # parsing and laying out thousands of unreadable labels was most of its opening time
         f'<svg id="graph" xmlns="http://www.w3.org/2000/svg"{far}>',
         "<defs>"
         + "".join(
@@ -104,19 +102,13 @@ def _frame(node: Node, box: Box, i: int) -> str:
 
 
 def _node(node: Node, box: Box, i: int) -> str:
+    """A node's box; the script writes its label (all at once, when labels can be read)."""
     kind = node.kind if node.kind in KIND_NAMES else "other"
-    badge = ""
-    if node.findings:
-        badge = (
-            f'<text class="badge" x="{box.w - 8:.0f}" y="18" text-anchor="end">'
-            f"⚠{len(node.findings)}</text>"
-        )
     rx = 14 if node.kind == "marker" else 4
     return (
         f'<g class="{_classes(node, kind)}" id="n{i}"'
         f' transform="translate({box.x:.1f} {box.y:.1f})">'
-        f'<rect width="{box.w:.0f}" height="{box.h:.0f}" rx="{rx}"/>'
-        f'<text x="10" y="18">{text(_label(node))}</text>{badge}</g>'
+        f'<rect width="{box.w:.0f}" height="{box.h:.0f}" rx="{rx}"/></g>'
     )
 
 
@@ -151,7 +143,7 @@ def _data(
         b = placed.boxes[n.key]
         item: dict[str, Any] = {
             "kind": n.kind,
-            "label": n.label,
+            "label": escape(n.label),
             "box": [round(b.x, 1), round(b.y, 1), round(b.w, 1), round(b.h, 1)],
         }
         if n.where is not None:
@@ -191,14 +183,19 @@ def _data(
 
 
 def _body(title: str, graph: Graph, svg: str) -> str:
-    counts: dict[str, int] = {}
-    for n in graph.nodes:
-        counts[n.kind] = counts.get(n.kind, 0) + 1
-    summary = ", ".join(f"{n} {KIND_NAMES.get(k, k)}{'s' * (n != 1)}" for k, n in counts.items())
+    counts: Counter[str] = Counter(n.kind for n in graph.nodes)
+    missing: Counter[str] = Counter(n.kind for n in graph.nodes if n.missing)
+    summary = ", ".join(
+        f"{n} {KIND_NAMES.get(k, k)}{'s' * (n != 1)}"
+        + (f" ({missing[k]} missing)" if missing[k] else "")
+        for k, n in sorted(counts.items(), key=lambda item: _KIND_ORDER.get(item[0], 99))
+    )
     failing = sum(1 for n in graph.nodes if n.findings)
+    drawn = {e.kind for e in graph.edges}
     legend = "".join(
-        f'<span class="key k-{k}">{text(KIND_NAMES[k])}</span>' for k in KIND_NAMES
-    ) + "".join(f'<span class="ekey k-{k}">{text(k)}</span>' for k in EDGE_KINDS)
+        f'<span class="key k-{attr(k)}">{text(KIND_NAMES.get(k, k))}</span>'
+        for k in sorted(counts, key=lambda k: _KIND_ORDER.get(k, 99))
+    ) + "".join(f'<span class="ekey k-{k}">{text(k)}</span>' for k in EDGE_KINDS if k in drawn)
     return (
         "<header><h1>" + text(title) + "</h1>"
         f'<p id="counts">{text(summary) or "nothing to draw"}; {len(graph.edges)} edges;'
