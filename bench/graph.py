@@ -108,6 +108,20 @@ def screenshot(args: argparse.Namespace) -> int:
         with sync_playwright() as p:
             browser = launch(p)
             page, _ = open_page(browser, out, 1280, 720)
+            # the agent with the most findings selected, so the panel shows some
+            busiest = page.evaluate(
+                """() => {
+                  const nodes = JSON.parse(document.getElementById('data').textContent).nodes;
+                  let best = -1;
+                  nodes.forEach((n, i) => {
+                    const count = (n.findings || []).length;
+                    if (n.kind === 'agent' && (best < 0 || count > (nodes[best].findings || []).length)) best = i;
+                  });
+                  return best;
+                }"""
+            )
+            if busiest >= 0:
+                page.click(f"#n{busiest} rect")
             page.screenshot(path=str(args.screenshot))
             browser.close()
     print(f"bench: wrote {args.screenshot}")

@@ -101,7 +101,7 @@ Other commands (each with -h):
   drift-check explain CODE   explain one rule, with a failing and a passing example
   drift-check init [PATH]    write a starter .drift-check.yaml for what discovery finds
   drift-check packs [FILE]   check rule packs: the shipped presets, or your own
-  drift-check graph [PATH]   draw the contract graph (HTML, Mermaid or DOT)""",
+  drift-check graph [PATHS]  draw the contract graph (HTML, Mermaid or DOT)""",
 )
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option(
@@ -651,20 +651,20 @@ def graph_cmd(
     config_file: str | None,
     preset: str | None,
 ) -> int:
-    """Draw the contract graph of the project at PATHS: agents, markers, consumers, skills
-    and plugins, joined by what emits, consumes, dispatches, loads and includes; a node or
-    edge with findings in red, listing them. Given files or folders, only their nodes and
-    their neighbours are drawn."""
+    """Draw the contract graph of the project that holds PATHS (default: the current folder):
+    agents, markers, consumers, skills and plugins, joined by what emits, consumes,
+    dispatches, loads and includes; a node or edge with findings in red, listing them. Given
+    files or folders inside the project, only their nodes and their neighbours are drawn."""
     from drift_check.config import CommandLine, load_config
     from drift_check.engine import run
-    from drift_check.graph import build_graph
+    from drift_check.graph import build_graph, restrict
     from drift_check.reporters.graph import render
 
-    if len(paths) > 1:
-        raise UsageError("graph: one folder at a time")
-    root = paths[0] if paths else "."
-    report = run(load_config(root, config_file, CommandLine(preset)))
+    project = _project(paths)
+    report = run(load_config(project.root, config_file, CommandLine(preset)))
     graph = build_graph(report.facts, report.findings)
+    if project.scope:
+        graph = restrict(graph, project.covers)
     base = os.path.dirname(os.path.abspath(output)) if output else os.getcwd()
     name = os.path.basename(os.path.abspath(report.config.root))
     text = render(graph, fmt, report.config.root, base, f"drift-check graph: {name}")

@@ -372,3 +372,32 @@ def _agent_node(b: Builder, name: str | None) -> str | None:
         return None
     agent = b.facts.agents.get(name)
     return f"file:{agent.path}" if agent is not None else f"missing-agent:{name}"
+
+
+def restrict(graph: Graph, covers: Callable[[str], bool]) -> Graph:
+    """The part of `graph` about some files: the files and plugins `covers` accepts (by
+    path; a plugin by its manifest), their neighbours, the plugins those are drawn in, the
+    edges between them, and the findings on what is kept (and those on no node, at an
+    accepted path)."""
+    chosen = {
+        n.key
+        for n in graph.nodes
+        if n.where is not None and n.key.startswith(("file:", "plugin:")) and covers(n.where.path)
+    }
+    keep = set(chosen)
+    for e in graph.edges:
+        if e.source in chosen or e.target in chosen:
+            keep.update((e.source, e.target))
+    groups = {n.group for n in graph.nodes if n.key in keep and n.group is not None}
+    keep.update(f"plugin:{g}" for g in groups if graph.node(f"plugin:{g}") is not None)
+    nodes = [n for n in graph.nodes if n.key in keep]
+    edges = [e for e in graph.edges if e.source in keep and e.target in keep]
+    unplaced = [i for i in graph.unplaced if covers(graph.findings[i].path or "")]
+    used = sorted({i for x in (*nodes, *edges) for i in x.findings} | set(unplaced))
+    new = {old: i for i, old in enumerate(used)}
+    return Graph(
+        tuple(n._replace(findings=tuple(new[i] for i in n.findings)) for n in nodes),
+        tuple(e._replace(findings=tuple(new[i] for i in e.findings)) for e in edges),
+        tuple(graph.findings[i] for i in used),
+        tuple(new[i] for i in unplaced),
+    )

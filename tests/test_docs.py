@@ -56,13 +56,14 @@ def test_output_format_examples_are_real_output(cli, monkeypatch) -> None:  # ty
     """docs/output-formats.md shows what drift-check prints today, block by block."""
     monkeypatch.chdir(ROOT)
     page = (ROOT / "docs" / "output-formats.md").read_text(encoding="utf-8")
-    blocks = dict(re.findall(r"<!-- output:([\w-]+) -->\n```\w+\n(.*?)```\n", page, re.S))
+    blocks = dict(re.findall(r"<!-- output:([\w-]+) -->\n```\w+\n(.*?)^```\n", page, re.S | re.M))
     sarif = json.loads(_examples_output(cli, "--format", "sarif"))
     real = {
         "text": _examples_output(cli),
         "statistics": _examples_output(cli, "--statistics"),
         "json": _examples_output(cli, "--format", "json"),
         "github": _examples_output(cli, "--format", "github"),
+        "markdown": _examples_output(cli, "--format", "markdown"),
         "sarif-result": json.dumps(sarif["runs"][0]["results"][1], indent=2) + "\n",
     }
     assert set(blocks) == set(real)

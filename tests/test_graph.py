@@ -290,5 +290,24 @@ def test_graph_command(tmp_path: Path, cli, monkeypatch) -> None:  # type: ignor
     assert out.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
     assert cli("graph", "examples", "--format", "dot").out.startswith('digraph "drift-check" {')
     missing = cli("graph", str(tmp_path / "nowhere"))
-    assert missing.code == 2 and "not a directory" in missing.err
+    assert missing.code == 2 and "does not exist" in missing.err
     assert cli("graph", "-h").out.startswith("Usage: drift-check graph [OPTIONS] [PATHS]...")
+
+
+def test_graph_of_given_paths_draws_them_and_their_neighbours(cli, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """`graph FILE`: the whole project is checked, and the file's nodes are drawn with their
+    neighbours and the findings on them."""
+    monkeypatch.chdir(ROOT / "examples")
+    text = cli("graph", "agents/gsd-reviewer.md", "--format", "mermaid").out
+    labels = re.findall(r'^\s+n\d+\W+"([^"]*)"', text, re.M)
+    assert sorted(labels) == [
+        "REVIEW INCONCLUSIVE ⚠ 1",
+        "REVIEW PASSED",
+        "Review Failed ⚠ 1",
+        "gsd-reviewer ⚠ 3",
+        "review.md ⚠ 1",
+    ]
+    # emits x3, review.md dispatches it, and review.md consumes REVIEW PASSED
+    assert len(re.findall(r"^  n\d+ -", text, re.M)) == 5
+    whole = cli("graph", "--format", "mermaid").out
+    assert whole.count("\n") > text.count("\n")

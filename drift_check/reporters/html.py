@@ -39,8 +39,8 @@ def render(report: Report, base: str | None = None) -> str:
         f"<header><h1>{text(title)}</h1>",
         f'<p class="summary"><strong>{n} finding{"s" * (n != 1)}</strong>'
         + (f" ({text(counts)})" if counts else "")
-        + f" in {text(root)}; preset {text(facts.preset or 'none')}"
-        f" ({text(facts.reason or 'nothing found')}); {len(report.rules)} rules ran.</p>",
+        + f" in {text(root)}; {text(facts.reason or 'nothing found')};"
+        f" {len(report.rules)} rules ran.</p>",
         '<nav><a href="#by-file">By file</a> · <a href="#by-rule">By rule</a></nav></header>',
         "<main>",
     ]

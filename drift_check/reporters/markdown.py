@@ -59,10 +59,8 @@ def render(report: Report) -> str:
     facts = report.facts
     lines = [f"## drift-check: {n} finding{'s' * (n != 1)}" if n else "## drift-check: no findings"]
     lines.append("")
-    lines.append(
-        f"Preset {code(facts.preset or 'none')} ({plain(facts.reason or 'nothing found')});"
-        f" {len(report.rules)} rules ran."
-    )
+    reason = facts.reason or "nothing found"
+    lines.append(f"{plain(reason[:1].upper() + reason[1:])}; {len(report.rules)} rules ran.")
     if not findings:
         lines += ["", "All checks passed!"]
         return "\n".join(lines) + "\n"

@@ -307,8 +307,13 @@
     const f = data.findings[k];
     const li = el("li", "finding sev-" + f.severity);
     if (f.path) { li.append(where(f.path, f.line), " "); }
-    li.append(el("span", "code", f.code), " ", el("span", "muted", f.name), ": ", f.message);
+    li.append(el("span", "code", f.code), " ", el("span", "muted", f.name), ": ", ...prose(f.message));
     return li;
+  }
+
+  // a message's `backtick spans` as code, the rest as text
+  function prose(text) {
+    return text.split(/`([^`\n]+)`/).map((part, k) => (k % 2 ? el("code", "", part) : part));
   }
 
   function findingList(indexes) {
