@@ -112,10 +112,11 @@ def screenshot(args: argparse.Namespace) -> int:
             busiest = page.evaluate(
                 """() => {
                   const nodes = JSON.parse(document.getElementById('data').textContent).nodes;
+                  const count = (n) => (n.findings || []).length;
                   let best = -1;
                   nodes.forEach((n, i) => {
-                    const count = (n.findings || []).length;
-                    if (n.kind === 'agent' && (best < 0 || count > (nodes[best].findings || []).length)) best = i;
+                    if (n.kind !== 'agent') return;
+                    if (best < 0 || count(n) > count(nodes[best])) best = i;
                   });
                   return best;
                 }"""
