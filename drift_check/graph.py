@@ -83,13 +83,15 @@ class Builder:
         self.facts = facts
         self.nodes: dict[str, Node] = {}
         self.edges: dict[tuple[str, str, str], Edge] = {}
-        roots = sorted({p.root for p in facts.manifests.plugins}, key=len, reverse=True)
-        self._roots = roots  # longest first: a node belongs to its nearest plugin
+        self._roots = frozenset(p.root for p in facts.manifests.plugins)
 
     def group_of(self, path: str) -> str | None:
-        for root in self._roots:
-            if not root or path.startswith(root + "/"):
-                return root
+        """The root of the nearest plugin above `path`, if any."""
+        folder = path
+        while folder:
+            folder = folder.rsplit("/", 1)[0] if "/" in folder else ""
+            if folder in self._roots:
+                return folder
         return None
 
     def file(self, path: str, kind: str, label: str | None = None) -> str:
@@ -164,7 +166,7 @@ def _markers(b: Builder) -> None:
                 where.setdefault(m.text, m.position)
     for agent in sorted(facts.all_agents, key=lambda a: a.path):
         for e in agent.emissions:
-            carried = ix.declared_covering(e.text)
+            carried = ix.declared_covering(e.text) if ix.declared else []
             if not carried and (ix.marker_shaped(e.text) or e.text in quoted):
                 carried = [e.text]
             for text in carried:
@@ -316,8 +318,8 @@ def _attach(b: Builder, findings: tuple[Finding, ...]) -> Graph:
     """Each finding on the nodes it concerns (its file, its agent, its marker) and the edges
     it is about (its agent and marker, its consumer and marker, the line an edge is on)."""
     by_path: dict[str, list[str]] = {}
-    for node in b.nodes.values():
-        if node.where is not None and node.key.startswith("file:"):
+    for node in b.nodes.values():  # files, and plugins at their manifest
+        if node.where is not None and node.key.startswith(("file:", "plugin:")):
             by_path.setdefault(node.where.path, []).append(node.key)
     node_hits: dict[str, list[int]] = {}
     edge_hits: dict[tuple[str, str, str], list[int]] = {}
