@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The action's check step: annotations in the chosen format, the finding count as an output,
-# drift-check's exit code as the step's. Inputs arrive as INPUT_* environment variables.
+# the findings in the job's summary, drift-check's exit code as the step's. Inputs arrive as INPUT_* environment variables.
 set -u
 args=("${INPUT_PATH:-.}")
 if [ -n "${INPUT_CONFIG:-}" ]; then
@@ -11,7 +11,11 @@ if [ -n "${INPUT_ARGS:-}" ]; then
   args+=("${extra[@]}")
 fi
 report=$(mktemp)
-drift-check "${args[@]}" --format json --output "$report" -q
+summary=()
+if [ "${INPUT_SUMMARY:-true}" = true ] && [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
+  summary=(--summary "$GITHUB_STEP_SUMMARY")  # the findings on the job's summary page
+fi
+drift-check "${args[@]}" --format json --output "$report" -q ${summary[@]+"${summary[@]}"}
 format="${INPUT_FORMAT:-github}"
 if [ "$format" = sarif ]; then
   # for upload to code scanning: the log goes to a file, the step still fails on findings

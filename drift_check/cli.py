@@ -86,6 +86,7 @@ class Options(NamedTuple):
     show_settings: bool
     baseline_file: str | None
     baseline_out: str | None
+    summary: str | None
     color: str
     quiet: bool
     verbose: bool
@@ -177,6 +178,12 @@ Other commands (each with -h):
     help="Record the findings in FILE and exit 0.",
 )
 @click.option(
+    "--summary",
+    type=click.Path(dir_okay=False),
+    metavar="FILE",
+    help="Also append a Markdown summary to FILE ($GITHUB_STEP_SUMMARY).",
+)
+@click.option(
     "--color",
     type=click.Choice(["auto", "always", "never"]),
     default="auto",
@@ -234,6 +241,7 @@ def _check(o: Options) -> int:
     if nothing_found(report):
         click.echo(banner(report), err=True)  # one line, as ruff says so, even with -q
         if o.fmt == "text" and o.output is None:
+            _append_summary(o.summary, report)
             return EXIT_CLEAN
     elif not o.quiet:
         click.echo(banner(report) + o.project.note(), err=True)
@@ -311,6 +319,7 @@ def _check(o: Options) -> int:
             fh.write(text)
     else:
         click.echo(text, nl=False, color=color)  # click strips colour off a pipe unless told
+    _append_summary(o.summary, report)
     if phases is not None:
         phases["report"] = perf_counter() - reporting
         timings = ", ".join(f"{name} {1000 * t:.0f} ms" for name, t in phases.items())
@@ -319,6 +328,16 @@ def _check(o: Options) -> int:
     if write_failed:
         return EXIT_ERROR
     return EXIT_FINDINGS if failing and not o.exit_zero else EXIT_CLEAN
+
+
+def _append_summary(path: str | None, report: Report) -> None:
+    """`--summary`: the Markdown report appended to FILE, as a CI job's summary file is
+    written to (the action passes `$GITHUB_STEP_SUMMARY`), whatever `--format` prints."""
+    if path is not None:
+        from drift_check.reporters import markdown
+
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(markdown.render(report))
 
 
 def _color(choice: str, output: str | None, fmt: str) -> bool:

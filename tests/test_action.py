@@ -16,7 +16,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def test_action_yaml() -> None:
     action = YAML(typ="safe").load((ROOT / "action.yml").read_text())
-    assert set(action["inputs"]) == {"path", "config", "format", "sarif-file", "args", "version"}
+    inputs = {"path", "config", "format", "sarif-file", "args", "summary", "version"}
+    assert set(action["inputs"]) == inputs
     assert action["runs"]["steps"][-1]["env"]["INPUT_ARGS"] == "${{ inputs.args }}"
     assert action["outputs"]["findings"]["value"] == "${{ steps.check.outputs.findings }}"
     assert action["outputs"]["sarif-file"]["value"] == "${{ steps.check.outputs.sarif-file }}"
@@ -27,11 +28,13 @@ def test_action_yaml() -> None:
 
 
 def _run_step(
-    tmp_path: Path, root: Path, fmt: str = "github", args: str = ""
+    tmp_path: Path, root: Path, fmt: str = "github", args: str = "", summary: str = "true"
 ) -> tuple[subprocess.CompletedProcess[str], str]:
     output = tmp_path / f"github_output_{root.name}"
     env = {
         **os.environ,
+        "GITHUB_STEP_SUMMARY": str(tmp_path / f"step_summary_{root.name}"),
+        "INPUT_SUMMARY": summary,
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
         "INPUT_PATH": str(root),
         "INPUT_FORMAT": fmt,
@@ -75,3 +78,18 @@ def test_check_step_passes_extra_arguments(tmp_path: Path) -> None:
     proc, outputs = _run_step(tmp_path, drift, args=f"--baseline {baseline}  -q")
     assert proc.returncode == 0, proc.stderr
     assert outputs == "findings=0\n"  # the count honours the arguments too
+
+
+def test_check_step_adds_the_findings_to_the_job_summary(tmp_path: Path) -> None:
+    drift = write_tree(tmp_path / "drift", tree_files("gsd", {"agents/gsd-orphan.md": "# o\n"}))
+    written = tmp_path / "step_summary_drift"
+    written.write_text("## an earlier step\n", encoding="utf-8")
+    proc, _ = _run_step(tmp_path, drift)
+    assert proc.returncode == 1
+    text = written.read_text(encoding="utf-8")
+    assert text.startswith("## an earlier step\n## drift-check: 1 finding\n")  # appended
+    assert "| DC103 | agent-without-row | error | 1 |" in text
+    assert "**DC103** agent `gsd-orphan` has no row" in text
+    written.unlink()
+    proc, _ = _run_step(tmp_path, drift, summary="false")
+    assert proc.returncode == 1 and not written.exists()
