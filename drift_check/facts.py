@@ -4,7 +4,13 @@ Scanners build these facts from files; rules read them and never touch the file 
 Every fact that a finding can point at carries a `Position` (1-based line and column).
 """
 
+import re
+from array import array
+from bisect import bisect_right
+from functools import total_ordering
 from typing import Any, NamedTuple
+
+_NEWLINE = re.compile("\n")
 
 
 class Position(NamedTuple):
@@ -169,18 +175,76 @@ class Agent(NamedTuple):
         return any(needle in t for t in self.texts)
 
 
-class Source(NamedTuple):
-    """The decoded text of one file (lines end in `\\n`), with line/column lookup."""
+@total_ordering
+class Source:
+    """The decoded text of one file (lines end in `\\n`), with line/column lookup.
 
-    path: str
-    text: str
-    newline: str = "\n"  # how the file on disk ends its lines ("\r\n" when all do so)
-    bom: bool = False  # the file on disk starts with a UTF-8 byte-order mark
+    The line starts are found once, on the first lookup, and kept as 4-byte offsets; every
+    lookup after that is a bisection or an index, and nobody splits the text again.
+    """
+
+    __slots__ = ("_starts", "bom", "newline", "path", "text")
+
+    def __init__(self, path: str, text: str, newline: str = "\n", bom: bool = False) -> None:
+        self.path = path
+        self.text = text
+        self.newline = newline  # how the file on disk ends its lines ("\r\n" when all do so)
+        self.bom = bom  # the file on disk starts with a UTF-8 byte-order mark
+        self._starts: array[int] | None = None
+
+    def __repr__(self) -> str:
+        return f"Source({self.path!r}, {len(self.text)} characters)"
+
+    def _key(self) -> tuple[str, str, str, bool]:
+        return (self.path, self.text, self.newline, self.bom)
+
+    def __eq__(self, other: object) -> bool:
+        return self._key() == other._key() if isinstance(other, Source) else NotImplemented
+
+    def __lt__(self, other: "Source") -> bool:  # facts holding sources sort by path first
+        return self._key() < other._key()
+
+    def __hash__(self) -> int:
+        return hash((self.path, self.text))
+
+    @property
+    def starts(self) -> "array[int]":
+        """The offset where each line starts: one more entry than the text has `\\n`s."""
+        if self._starts is None:
+            big = len(self.text) >= 1 << 32
+            self._starts = array("q" if big else "I", [0])
+            self._starts.extend(m.end() for m in _NEWLINE.finditer(self.text))
+        return self._starts
+
+    @property
+    def line_count(self) -> int:
+        """As many as `text.split("\\n")` gives: a final newline ends a last, empty line."""
+        return len(self.starts)
+
+    def line(self, offset: int) -> int:
+        """The 1-based line of a text offset."""
+        return bisect_right(self.starts, offset)
 
     def position(self, offset: int) -> Position:
-        text = self.text
-        line_start = text.rfind("\n", 0, offset) + 1
-        return Position(self.path, text.count("\n", 0, offset) + 1, offset - line_start + 1)
+        starts = self.starts
+        line = bisect_right(starts, offset)
+        return Position(self.path, line, offset - starts[line - 1] + 1)
+
+    def offset(self, line: int, column: int) -> int:
+        """The text offset of a 1-based (line, column); past the last line, the end of the
+        text. The column is not checked against the line's length."""
+        starts = self.starts
+        if line > len(starts):
+            return len(self.text)
+        return starts[line - 1] + column - 1
+
+    def line_text(self, line: int) -> str:
+        """The text of 1-based `line` without its `\\n`; "" for a line the text lacks."""
+        starts = self.starts
+        if not 0 < line <= len(starts):
+            return ""
+        end = starts[line] - 1 if line < len(starts) else len(self.text)
+        return self.text[starts[line - 1] : end]
 
     def find(self, needle: str) -> Position | None:
         i = self.text.find(needle)

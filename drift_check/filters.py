@@ -245,9 +245,7 @@ def baseline_key(f: Finding, facts: Facts) -> BaselineEntry:
     source = facts.sources.get(f.path)
     line = ""
     if source is not None:
-        lines = source.text.split("\n")
-        if 0 < f.line <= len(lines):
-            line = " ".join(lines[f.line - 1].split())
+        line = " ".join(source.line_text(f.line).split())
     return BaselineEntry(f.code, f.path, f"{f.agent or ''}|{f.marker or ''}|{line}")
 
 

@@ -16,10 +16,9 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from drift_check.facts import JsonValue
+from drift_check.facts import JsonValue, Source
 from drift_check.scanners.json_parser import (
     JsonSyntaxError,
-    LineStarts,
     parse_json,
     source_offset,
 )
@@ -81,14 +80,14 @@ def test_valid_json_gives_the_values_json_loads_gives_at_their_positions(value, 
     text = json.dumps(value, **layout)
     doc = parse_json(text, "x.json")
     assert doc.plain() == json.loads(text)
-    lines = LineStarts(text, "x.json")
+    lines = Source("x.json", text)
     decoder = json.JSONDecoder()
     for node, key, key_position in _nodes(doc):
         if node is not None:
-            offset = lines.offset(node.position)
+            offset = lines.offset(node.position.line, node.position.column)
             assert decoder.raw_decode(text, offset)[0] == node.plain()
         else:
-            offset = lines.offset(key_position)  # type: ignore[arg-type]
+            offset = lines.offset(*key_position[1:])  # type: ignore[index]
             assert decoder.raw_decode(text, offset)[0] == key
 
 

@@ -92,10 +92,9 @@ def set_frontmatter_value(
     source = facts.sources.get(path)
     if source is None:
         return None
-    lines = source.text.split("\n")
-    if not 0 < line <= len(lines):
+    if not 0 < line <= source.line_count:
         return None
-    text = lines[line - 1]
+    text = source.line_text(line)
     m = re.match(_KEY_VALUE.format(key=re.escape(key)), text)
     if m is None:
         return None
@@ -110,7 +109,10 @@ def set_frontmatter_value(
         if close < 0:
             return None  # a quoted value that goes on below
         quote, end = old[0], close + 2
-    below = next((b for b in lines[line:] if b.strip()), "")  # the next line not blank
+    below = next(  # the next line not blank
+        (b for n in range(line + 1, source.line_count + 1) if (b := source.line_text(n)).strip()),
+        "",
+    )
     if below[:1] in (" ", "\t") and not below.lstrip().startswith("#"):
         return None  # a plain value continued below
     # whether a plain value would do is decided (by the YAML parser, for an unusual one)
@@ -488,8 +490,8 @@ def replace_list_entry(
     source = facts.sources.get(path)
     if source is None:
         return None
-    lines = source.text.split("\n")
-    if not 0 < line <= len(lines) or lines[line - 1][column - 1 :][: len(old)] != old:
+    text = source.line_text(line)
+    if not 0 < line <= source.line_count or text[column - 1 :][: len(old)] != old:
         return None
     end = column + len(entry.name)
     if new:
@@ -497,7 +499,6 @@ def replace_list_entry(
         return Fix(f"replace `{old}` with `{new}`", "unsafe", (edit,))
     if len(entries) < 2:
         return None  # an empty list means something else than a short one
-    text = lines[line - 1]
     if text.strip() == f"- {entry.name}":
         edit = Edit(path, line, 1, line + 1, 1, "")  # a block-list item: its whole line
     elif index > 0 and entries[index - 1].position.line == line:

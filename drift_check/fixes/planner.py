@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import difflib
-import re
 from typing import TYPE_CHECKING, NamedTuple
 
 from drift_check.facts import Facts, Source
@@ -29,15 +28,9 @@ class Planned(NamedTuple):
     spans: tuple[tuple[str, int, int, str], ...]
 
 
-def _offset(source: Source, line: int, column: int, starts_of: dict[str, list[int]]) -> int:
-    """The text offset of a 1-based (line, column); each file's line starts are found once
-    per plan."""
-    starts = starts_of.get(source.path)
-    if starts is None:
-        starts = starts_of[source.path] = [0, *(m.end() for m in re.finditer("\n", source.text))]
-    if line > len(starts):
-        return len(source.text)
-    return min(starts[line - 1] + column - 1, len(source.text))
+def _offset(source: Source, line: int, column: int) -> int:
+    """The text offset of a 1-based (line, column), never past the end of the text."""
+    return min(source.offset(line, column), len(source.text))
 
 
 def select(findings: list[Finding], facts: Facts, unsafe: bool) -> list[Planned]:
@@ -45,7 +38,6 @@ def select(findings: list[Finding], facts: Facts, unsafe: bool) -> list[Planned]
     ones too when `unsafe`), each resolved to spans; a fix whose edits overlap an earlier
     one's waits for the next round, and one that edits a file not read is dropped."""
     taken: dict[str, list[tuple[int, int]]] = {}
-    starts_of: dict[str, list[int]] = {}
     out = []
     for f in findings:
         fix = f.fix
@@ -56,8 +48,8 @@ def select(findings: list[Finding], facts: Facts, unsafe: bool) -> list[Planned]
             source = facts.sources.get(e.path)
             if source is None:
                 break
-            start = _offset(source, e.line, e.column, starts_of)
-            end = _offset(source, e.end_line, e.end_column, starts_of)
+            start = _offset(source, e.line, e.column)
+            end = _offset(source, e.end_line, e.end_column)
             spans.append((e.path, start, end, e.text))
         else:
             if any(_overlaps(taken.get(p, []), s, t) for p, s, t, _ in spans):

@@ -312,7 +312,7 @@ def _respell(facts: Facts, where: Position, marker: str) -> Fix | None:
         return None  # a Python match is reported at its literal, not at the text itself
     if not consumer.dispatch_surface:
         return None  # an agent's text (its own return template): not a place that matches
-    line = source.text.split("\n")[where.line - 1]
+    line = source.line_text(where.line)
     found = line[where.column - 1 : where.column - 1 + len(marker)]
     if found.lower() != marker.lower():
         return None

@@ -15,9 +15,7 @@ def _heading_text_column(facts: Facts, e: Emission) -> int:
     source = facts.sources.get(e.position.path)
     if source is None:
         return 0
-    lines = source.text.split("\n")
-    line = lines[e.position.line - 1] if e.position.line <= len(lines) else ""
-    i = line.find(e.text, e.position.column - 1)
+    i = source.line_text(e.position.line).find(e.text, e.position.column - 1)
     return i + 1 if i >= 0 else 0
 
 

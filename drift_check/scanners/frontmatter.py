@@ -388,7 +388,7 @@ def frontmatter_names(
         return ()
     text = source.text
     line = key_lines.get(key, 1)  # 1-based
-    start = _line_start(text, line)
+    start = source.offset(line, 1)
     column = len(key) + 1  # search after the key on its own line
     out = []
     for name in names:
@@ -407,13 +407,3 @@ def frontmatter_names(
             n, at = n + 1, end + 1
         out.append(Named(name, pos))
     return tuple(out)
-
-
-def _line_start(text: str, line: int) -> int:
-    """Where 1-based `line` starts in `text` (its end when the text has fewer lines)."""
-    at = 0
-    for _ in range(line - 1):
-        at = text.find("\n", at) + 1
-        if not at:
-            return len(text)
-    return at

@@ -11,10 +11,9 @@ patterns that cannot backtrack. Nesting deeper than `max_depth` is refused where
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from typing import Any
 
-from drift_check.facts import JsonMember, JsonValue, Position
+from drift_check.facts import JsonMember, JsonValue, Position, Source
 from drift_check.settings import default
 
 MAX_DEPTH = default("max-json-depth")
@@ -45,26 +44,6 @@ class JsonSyntaxError(Exception):
         self.position = position
 
 
-class LineStarts:
-    """Offsets to positions and back: the line starts are found once, each lookup is a
-    bisection."""
-
-    def __init__(self, text: str, path: str) -> None:
-        self.path = path
-        self.starts = [0]
-        i = text.find("\n")
-        while i >= 0:
-            self.starts.append(i + 1)
-            i = text.find("\n", i + 1)
-
-    def position(self, offset: int) -> Position:
-        line = bisect_right(self.starts, offset)
-        return Position(self.path, line, offset - self.starts[line - 1] + 1)
-
-    def offset(self, position: Position) -> int:
-        return self.starts[position.line - 1] + position.column - 1
-
-
 class _Open:
     """An object or array whose closing bracket has not been read yet."""
 
@@ -80,14 +59,19 @@ class _Open:
 
 def parse_json(text: str, path: str, max_depth: int = MAX_DEPTH) -> JsonValue:
     """The document's value, each node with its position; JsonSyntaxError otherwise."""
-    return _Parser(text, path, max_depth).document()
+    return parse_source(Source(path, text), max_depth)
+
+
+def parse_source(source: Source, max_depth: int = MAX_DEPTH) -> JsonValue:
+    """`parse_json` of a file's text, with the file's own line starts."""
+    return _Parser(source, max_depth).document()
 
 
 class _Parser:
-    def __init__(self, text: str, path: str, max_depth: int) -> None:
-        self.text = text
-        self.n = len(text)
-        self.lines = LineStarts(text, path)
+    def __init__(self, source: Source, max_depth: int) -> None:
+        self.text = source.text
+        self.n = len(source.text)
+        self.lines = source
         self.max_depth = max_depth
 
     def fail(self, offset: int, message: str) -> JsonSyntaxError:

@@ -34,12 +34,12 @@ from drift_check.facts import (
     Named,
     Plugin,
     Position,
+    Source,
 )
 from drift_check.scanners.files import Repo, matches
 from drift_check.scanners.json_parser import (
     JsonSyntaxError,
-    LineStarts,
-    parse_json,
+    parse_source,
     source_offset,
 )
 
@@ -146,7 +146,7 @@ class _Reader:
         self.repo = repo
         self.problems = problems
         self.documents: dict[str, JsonValue] = {}
-        self.lines: dict[str, tuple[str, LineStarts]] = {}
+        self.sources: dict[str, Source] = {}
         self.failed: set[str] = set()
         self._folders: frozenset[str] | None = None
 
@@ -171,13 +171,13 @@ class _Reader:
             self.failed.add(path)
             return None
         try:
-            doc = parse_json(source.text, path, self.repo.limits.max_json_depth)
+            doc = parse_source(source, self.repo.limits.max_json_depth)
         except JsonSyntaxError as exc:
             self.failed.add(path)
             self.problems.append(InputProblem(exc.position, "json", exc.message))
             return None
         self.documents[path] = doc
-        self.lines[path] = (source.text, LineStarts(source.text, path))
+        self.sources[path] = source
         return doc
 
     def declared_hooks(
@@ -256,9 +256,9 @@ class _Reader:
 
     def inside(self, path: str, quote: Position, index: int) -> Position:
         """The position of the `index`-th character of the string at `quote`."""
-        text, lines = self.lines[path]
-        offset = lines.offset(quote)
-        return lines.position(source_offset(text, offset, index))
+        source = self.sources[path]
+        offset = source.offset(quote.line, quote.column)
+        return source.position(source_offset(source.text, offset, index))
 
 
 def script_word(command: str) -> str | None:

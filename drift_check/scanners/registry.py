@@ -176,11 +176,11 @@ def parse_registry(source: Source, heading: str) -> tuple[Registry | None, list[
             )
         )
         return None, problems
-    lines = source.text.split("\n")
+    line_text, count = source.line_text, source.line_count
     i = found.line  # 0-based index of the line after the heading
-    while i < len(lines) and not lines[i].strip():
+    while i < count and not line_text(i + 1).strip():
         i += 1
-    if i >= len(lines) or not lines[i].lstrip().startswith("|"):
+    if i >= count or not line_text(i + 1).lstrip().startswith("|"):
         problems.append(
             InputProblem(
                 Position(path, found.line, found.column),
@@ -190,10 +190,10 @@ def parse_registry(source: Source, heading: str) -> tuple[Registry | None, list[
         )
         return None, problems
     header_line = i + 1
-    header = split_row(lines[i])
+    header = split_row(line_text(i + 1))
     columns = tuple(column_key(c.text) for c in header)
     i += 1
-    if i < len(lines) and _SEPARATOR.match(lines[i].strip()):
+    if i < count and _SEPARATOR.match(line_text(i + 1).strip()):
         i += 1
     rows: list[RegistryRow] = []
     idx = {name: n for n, name in enumerate(columns)}
@@ -208,8 +208,8 @@ def parse_registry(source: Source, heading: str) -> tuple[Registry | None, list[
             )
         )
         return None, problems
-    for n in range(i, len(lines)):
-        raw = lines[n]
+    for n in range(i, count):
+        raw = line_text(n + 1)
         if not raw.lstrip().startswith("|"):
             break
         lineno = n + 1

@@ -44,7 +44,7 @@ from drift_check.facts import (
     StructuredBlock,
 )
 from drift_check.scanners.files import Repo, glob_pattern
-from drift_check.scanners.json_parser import JsonSyntaxError, parse_json
+from drift_check.scanners.json_parser import JsonSyntaxError, parse_source
 from drift_check.scanners.structured import block_value
 
 _INPUT_WORDS = ("input", "request", "dispatch")
@@ -73,7 +73,7 @@ def scan_schemas(
         if source is None:
             continue
         try:
-            document = parse_json(source.text, path, repo.limits.max_json_depth)
+            document = parse_source(source, repo.limits.max_json_depth)
         except JsonSyntaxError as error:
             problems.append(
                 InputProblem(error.position, "schema-json", f"not valid JSON: {error.message}")

@@ -410,10 +410,8 @@ def scan_structured(
     blocks: list[StructuredBlock] = []
     headers = [h for h in _headers(text) if names.fullmatch(h[2])]
     header_lines: set[int] = set()
-    start = last = 0
     for offset, indent, name in headers:
-        start += text.count("\n", last, offset)  # 0-based line of the name (offsets grow)
-        last = offset
+        start = source.line(offset) - 1  # 0-based line of the name
         fence = markdown.fence_at(start + 1)
         if fence is not None and (fence.info.split() or [""])[0].lower() in infos:
             continue
@@ -624,23 +622,11 @@ def _reads(source: Source, names: re.Pattern[str]) -> list[FieldRead]:
     if "." not in text:
         return []
     out = []
-    starts: list[int] = []
     for m in _READ.finditer(text):
         if not names.fullmatch(m.group(1)):
             continue
-        if not starts:
-            starts = [0] + [k + 1 for k, c in enumerate(text) if c == "\n"]
-        offset = m.start(1)
-        line = _line_of(starts, offset)
         fields = tuple(m.group(2)[1:].split("."))
         if fields[-1] in ("md", "json", "yaml", "yml", "txt"):
             continue  # a file name, not a field
-        column = offset - starts[line - 1] + 1
-        out.append(FieldRead(m.group(1), fields, Position(source.path, line, column), "markdown"))
+        out.append(FieldRead(m.group(1), fields, source.position(m.start(1)), "markdown"))
     return out
-
-
-def _line_of(starts: list[int], offset: int) -> int:
-    from bisect import bisect_right
-
-    return bisect_right(starts, offset)
