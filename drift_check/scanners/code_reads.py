@@ -123,7 +123,6 @@ def _script(source: Source, names: list[str]) -> list[FieldRead]:
     if not bound:
         return []
     out: list[FieldRead] = []
-    starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
     for variable, name in sorted(bound.items()):
         pattern = re.compile(
             r"(?<![\w$.])"
@@ -139,14 +138,5 @@ def _script(source: Source, names: list[str]) -> list[FieldRead]:
                 fields = fields[:-1]  # an array's or a string's length
             if not fields:
                 continue
-            offset = m.start()
-            line = _line(starts, offset)
-            column = offset - starts[line - 1] + 1
-            out.append(FieldRead(name, fields, Position(source.path, line, column), "typescript"))
+            out.append(FieldRead(name, fields, source.position(m.start()), "typescript"))
     return out
-
-
-def _line(starts: list[int], offset: int) -> int:
-    from bisect import bisect_right
-
-    return bisect_right(starts, offset)

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
 from typing import Any
 
 from drift_check.facts import Citation, NameReference, Position, PythonModule, Source
 from drift_check.scanners.files import Repo, matches
-from drift_check.scanners.json_parser import LineStarts
 
 # `Skill("x")`, `Skill('x')`, `Skill(skill="x", args=...)`, also with escaped quotes
 _SKILL_CALL = re.compile(
@@ -88,23 +88,9 @@ def find_references(
     return tuple(references), tuple(kept), modules
 
 
-class _Positions:
-    """Positions of offsets in one file, by bisection over its line starts (found on the
-    first match: a count from the top for every match made a file of many quadratic)."""
-
-    def __init__(self, source: Source) -> None:
-        self.source = source
-        self.starts: LineStarts | None = None
-
-    def __call__(self, offset: int) -> Position:
-        if self.starts is None:
-            self.starts = LineStarts(self.source.text, self.source.path)
-        return self.starts.position(offset)
-
-
 def skill_references(source: Source) -> list[NameReference]:
     out = []
-    at = _Positions(source)
+    at = source.position
     for m in _matches(_SKILL_CALL, source.text, "Skill("):
         name = m.group(2).strip().split()[0] if m.group(2).strip() else ""
         if _NAME.match(name):
@@ -129,7 +115,7 @@ def spawner_references(source: Source) -> list[NameReference]:
     the end of a line, the first name of each item of the list that follows."""
     text = source.text
     out: list[NameReference] = []
-    at = _Positions(source)
+    at = source.position
     for m in _matches(_SPAWN, text, "pawned", "ispatched"):
         start = m.end()
         line_end = text.find("\n", start)
@@ -141,7 +127,9 @@ def spawner_references(source: Source) -> list[NameReference]:
     return out
 
 
-def _spawner_chain(text: str, start: int, end: int, at: _Positions) -> list[NameReference]:
+def _spawner_chain(
+    text: str, start: int, end: int, at: Callable[[int], Position]
+) -> list[NameReference]:
     out = []
     while start < end:
         m = _SPAWNER.match(text, start, end)
@@ -160,7 +148,7 @@ def _spawner_chain(text: str, start: int, end: int, at: _Positions) -> list[Name
     return out
 
 
-def _listed_spawners(text: str, start: int, at: _Positions) -> list[NameReference]:
+def _listed_spawners(text: str, start: int, at: Callable[[int], Position]) -> list[NameReference]:
     """The first name of each item of the list after "spawned by:" (blank lines allowed
     before it and between items)."""
     out: list[NameReference] = []
@@ -199,7 +187,7 @@ def _resolve(repo: Repo, document: str, written: str, existing: frozenset[str]) 
 def python_citations(source: Source, existing: frozenset[str], repo: Repo) -> list[Citation]:
     out = []
     text = source.text
-    at = _Positions(source)
+    at = source.position
     for m in _matches(_SYMBOL_CITATION, text, ".py::"):
         target = _resolve(repo, source.path, m.group(1), existing)
         if target is None:
