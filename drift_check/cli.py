@@ -76,6 +76,7 @@ class Options(NamedTuple):
     config_file: str | None
     fmt: str
     output: str | None
+    json_report: str | None
     statistics: bool
     exit_zero: bool
     fix: bool
@@ -152,6 +153,12 @@ Other commands (each with -h):
     type=click.Path(dir_okay=False),
     metavar="FILE",
     help="Write the report to FILE.",
+)
+@click.option(
+    "--json-report",
+    type=click.Path(dir_okay=False),
+    metavar="FILE",
+    help="Also write the JSON report to FILE, whatever --format prints.",
 )
 @click.option("--statistics", is_flag=True, help="Print a count per rule instead of findings.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even with findings (errors still exit 2).")
@@ -242,6 +249,7 @@ def _check(o: Options) -> int:
         click.echo(banner(report), err=True)  # one line, as ruff says so, even with -q
         if o.fmt == "text" and o.output is None:
             _append_summary(o.summary, report)
+            _write_json_report(o.json_report, report)
             return EXIT_CLEAN
     elif not o.quiet:
         click.echo(banner(report) + o.project.note(), err=True)
@@ -254,6 +262,7 @@ def _check(o: Options) -> int:
         with open(o.baseline_out, "w", encoding="utf-8") as fh:
             fh.write(baseline_text(list(recorded), report.facts))
         click.echo(f"drift-check: recorded {len(recorded)} findings in {o.baseline_out}", err=True)
+        _write_json_report(o.json_report, report._replace(findings=tuple(recorded)))
         return EXIT_CLEAN
     write_failed = False
     fixed: list[Finding] | None = None
@@ -281,6 +290,8 @@ def _check(o: Options) -> int:
             from drift_check.fixes import unified_diff
 
             click.echo("".join(unified_diff(c) for c in outcome.changes), nl=False)
+            shown = report._replace(findings=o.project.restrict(report.findings))
+            _write_json_report(o.json_report, shown)
             return EXIT_FINDINGS if outcome.changes else EXIT_CLEAN
         report, write_failed, fixed = _write(full, outcome, targets, frozen, lambda: run(config))
         if narrowed:
@@ -324,6 +335,7 @@ def _check(o: Options) -> int:
         phases["report"] = perf_counter() - reporting
         timings = ", ".join(f"{name} {1000 * t:.0f} ms" for name, t in phases.items())
         click.echo(f"drift-check: time: {timings}", err=True)
+    _write_json_report(o.json_report, report)
     failing = any(f.severity != "info" for f in report.findings)  # info never fails a run
     if write_failed:
         return EXIT_ERROR
@@ -392,6 +404,16 @@ def _say_what_was_read(report: Report) -> None:
     click.echo(f"drift-check: read {len(kinds)} file{'s' if len(kinds) != 1 else ''}", err=True)
     for path, kind in kinds.items():
         click.echo(escape(f"drift-check: read {path} ({kind})"), err=True)
+
+
+def _write_json_report(path: str | None, report: Report) -> None:
+    """`--json-report`: the JSON report of the run beside what `--format` prints, so a CI
+    step reads the count from one run (the action does)."""
+    if path is not None:
+        from drift_check.reporters import render
+
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(render(report, "json"))
 
 
 def _lock_tree(path: str) -> None:
