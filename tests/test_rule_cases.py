@@ -17,6 +17,7 @@ A case is a tree (a base tree plus the files that differ), and the positions
         expect:                # path:line:col of every finding of this rule; [] when clean
           - gsd-core/references/agent-contracts.md:9:3
         message_contains: ["a substring of some finding's message"]   # optional
+        message_lacks: ["a substring no finding's message holds"]     # optional
         select: "DC010,DC103"  # optional: the rules to run (default: this rule alone)
         fixed:                 # optional: files after `--fix --unsafe-fixes` (see _check_fix)
           path/in/tree.md: |
@@ -75,6 +76,8 @@ def test_rule_case(code: str, case: dict, tmp_path: Path, cli) -> None:  # type:
     assert run.code == (1 if failing else 0)
     for needle in case.get("message_contains", []):
         assert any(needle in f["message"] for f in run.json()["findings"]), needle
+    for needle in case.get("message_lacks", []):
+        assert not any(needle in f["message"] for f in run.json()["findings"]), needle
     if "fixed" in case:
         _check_fix(code, case, tmp_path, cli)
 

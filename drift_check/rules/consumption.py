@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from drift_check.facts import Agent, Facts, Position, RegistryRow
+from drift_check.facts import Agent, Facts, Position, QuotedMarker, RegistryRow
 from drift_check.fixes.edits import drop_cited, replace_text, rewrite_consumed_by
 from drift_check.rules.base import Fix, Hit, rule
 from drift_check.rules.index import index, is_sentinel
@@ -197,6 +197,13 @@ def quoted_marker_undeclared(facts: Facts) -> Iterator[Hit]:
     dispatches to one agent (`subagent_type=...`), or the same paragraph or list quotes a
     marker an agent emits. Show the marker in the return template of the agent that returns
     it, or remove the branch.
+
+    When an agent emits a near miss, the message names it and the agent file (`did you mean
+    ## REVIEW COMPLETE, which agents/reviewer.md emits?`): the same words in another case,
+    spacing or order, or two words or more of which one is changed by a single letter or
+    into another word for the same outcome (`DONE`, `COMPLETE`, `COMPLETED`, `FINISHED`;
+    `FAILED`, `FAILURE`). The agent the section dispatches to is asked first; when two
+    markers are equally near, none is named.
     """
     ix = index(facts)
     ignored = set(facts.settings["non-agent-tokens"])
@@ -215,9 +222,20 @@ def quoted_marker_undeclared(facts: Facts) -> Iterator[Hit]:
         yield Hit(
             q.position,
             f"`## {q.text}` is matched here but no registry row declares it; declare the agent"
-            " that returns it, or remove the branch",
+            " that returns it, or remove the branch" + _near_miss_hint(facts, q),
             marker=q.text,
         )
+
+
+def _near_miss_hint(facts: Facts, q: QuotedMarker) -> str:
+    """The end of a DC305 message: the marker an agent does emit that the quote most likely
+    meant (see `Index.near_miss`), if there is one."""
+    found = index(facts).near_miss(facts, q.text, q.dispatched_agent)
+    if found is None:
+        return ""
+    marker, paths = found
+    where = ", ".join(paths[:2]) + (f" and {len(paths) - 2} more" if len(paths) > 2 else "")
+    return f"; did you mean `## {marker}`, which {where} emit{'s' if len(paths) == 1 else ''}?"
 
 
 def _quoted_marker_not_emitted(facts: Facts, ignored: set[str]) -> Iterator[Hit]:
@@ -242,7 +260,7 @@ def _quoted_marker_not_emitted(facts: Facts, ignored: set[str]) -> Iterator[Hit]
             q.position,
             f"`## {q.text}` is matched here{where} but no agent emits it in a fenced block;"
             " show it in the return template of the agent that returns it, or remove the"
-            " branch",
+            " branch" + _near_miss_hint(facts, q),
             agent=q.dispatched_agent,
             marker=q.text,
         )

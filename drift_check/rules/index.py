@@ -45,6 +45,58 @@ def covers(marker: str, heading: str) -> bool:
 
 Occurrences = dict[str, list[tuple[Consumer, Position]]]
 
+# Words that name one outcome of a turn: `## REVIEW DONE` and `## REVIEW COMPLETE` are one
+# marker spelled two ways.
+_SAME_OUTCOME = (
+    frozenset({"done", "complete", "completed", "finished"}),
+    frozenset({"failed", "failure"}),
+)
+_WORD = re.compile(r"[^\W_]+")
+
+
+def marker_words(text: str) -> list[str]:
+    """The words of a marker (runs of letters and digits), case folded: spacing, `_`, `-`
+    and other punctuation between them do not count."""
+    return _WORD.findall(text.casefold())
+
+
+def _one_edit(a: str, b: str) -> bool:
+    """`a` and `b` differ by one inserted, deleted, replaced or swapped (adjacent) letter."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    i = 0
+    while i < min(len(a), len(b)) and a[i] == b[i]:
+        i += 1
+    if len(a) != len(b):
+        longer, shorter = (a, b) if len(a) > len(b) else (b, a)
+        return longer[i + 1 :] == shorter[i:]
+    replaced = a[i + 1 :] == b[i + 1 :]
+    swapped = a[i + 2 :] == b[i + 2 :] and a[i : i + 2] == b[i : i + 2][::-1]
+    return replaced or swapped
+
+
+def near_miss_tier(quote: list[str], marker: list[str]) -> int | None:
+    """How close a marker's words are to a quote's (both from `marker_words`): 0 the same
+    words (another case, spacing or punctuation), 1 the same words in another order, 2 two
+    or more words of which one is changed by a single letter (`COMPLETE`/`COMPLETED`, a typo
+    in a word of four letters or more) or into another word for the same outcome
+    (`DONE`/`COMPLETE`); None when it is no near miss."""
+    if not quote:
+        return None
+    if quote == marker:
+        return 0
+    if len(quote) != len(marker) or len(quote) < 2:
+        return None
+    if sorted(quote) == sorted(marker):
+        return 1
+    changed = [(q, m) for q, m in zip(quote, marker, strict=True) if q != m]
+    if len(changed) != 1:
+        return None
+    q, m = changed[0]
+    if min(len(q), len(m)) >= 4 and q.isalpha() and m.isalpha() and _one_edit(q, m):
+        return 2
+    return 2 if any(q in same and m in same for same in _SAME_OUTCOME) else None
+
 
 class Index:
     """Lookups over the facts that several rules share, built once per run."""
@@ -109,6 +161,45 @@ class Index:
                 c for e in self.emitters for c in cuts(e, self.max_length)
             }
         return text in self.emitters or text in self._cache["emitted-cuts"]
+
+    def near_miss(
+        self, facts: Facts, text: str, agent: str | None = None
+    ) -> tuple[str, list[str]] | None:
+        """The one marker some agent emits that a quoted `## text` most likely meant (see
+        `near_miss_tier`; a heading's beginning, as in `cuts`, counts), and the files that
+        emit it. The agent the quote's section dispatches to is asked first. None when no
+        marker is that close, or when two are equally close: a guess is worse than none."""
+        if "emitted-words" not in self._cache:
+            emitted: dict[str, dict[str, set[str]]] = {}  # agent -> marker -> files
+            for a in facts.agents.values():
+                for e in a.emissions:
+                    for marker in (e.text, *cuts(e.text, self.max_length)):
+                        emitted.setdefault(a.name, {}).setdefault(marker, set()).add(a.path)
+            self._cache["emitted-words"] = {
+                name: [(m, marker_words(m), sorted(paths)) for m, paths in sorted(found.items())]
+                for name, found in emitted.items()
+            }
+        by_agent: dict[str, list[tuple[str, list[str], list[str]]]] = self._cache["emitted-words"]
+        words = marker_words(text)
+        scopes = [[agent]] if agent in by_agent else []
+        scopes.append(sorted(by_agent))
+        for names in scopes:
+            best: dict[str, set[str]] = {}
+            best_tier = 3
+            for name in names:
+                for marker, marker_w, paths in by_agent[name]:
+                    tier = near_miss_tier(words, marker_w)
+                    if tier is None or tier > best_tier or marker == text:
+                        continue
+                    if tier < best_tier:
+                        best, best_tier = {}, tier
+                    best.setdefault(marker, set()).update(paths)
+            if len(best) == 1:
+                ((marker, paths),) = best.items()
+                return marker, sorted(paths)
+            if best:
+                return None
+        return None
 
     def checked_rows(self, facts: Facts) -> list[tuple[RegistryRow, Agent]]:
         """Rows whose agent file exists, once per agent: the rows the contract rules check."""
