@@ -22,6 +22,11 @@ class Position(NamedTuple):
         return f"{self.path}:{self.line}:{self.column}"
 
 
+# A finding about the tree with no place in any file (a registry that only a `--preset` on
+# the command line asks for): reporters print it without a path, line and column.
+NOWHERE = Position("", 0, 0)
+
+
 class InputProblem(NamedTuple):
     """A file that could not be read or parsed; the rest of the tree is still checked."""
 

@@ -19,14 +19,9 @@ def render(report: Report, cwd: str | None = None) -> str:
     """Paths are relative to the working directory (the checkout, in a workflow)."""
     lines = []
     for f in report.findings:
-        path = display_path(report.config.root, f.path, cwd)
-        props = ",".join(
-            [
-                f"file={_property(path)}",
-                f"line={f.line}",
-                f"col={f.column}",
-                f"title={_property(f'{f.code} {f.name}')}",
-            ]
-        )
-        lines.append(f"::{_LEVEL.get(f.severity, 'error')} {props}::{_data(f.message)}")
+        props = [f"title={_property(f'{f.code} {f.name}')}"]
+        if f.path:  # a finding about the whole tree has no file: the run's annotation
+            path = display_path(report.config.root, f.path, cwd)
+            props[:0] = [f"file={_property(path)}", f"line={f.line}", f"col={f.column}"]
+        lines.append(f"::{_LEVEL.get(f.severity, 'error')} {','.join(props)}::{_data(f.message)}")
     return "".join(line + "\n" for line in lines)

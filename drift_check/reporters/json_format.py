@@ -20,9 +20,10 @@ def as_dict(report: Report) -> dict[str, Any]:
             "code": f.code,
             "name": f.name,
             "severity": f.severity,
-            "path": f.path,
-            "line": f.line,
-            "column": f.column,
+            # null for a finding about the whole tree, with no place in a file
+            "path": f.path or None,
+            "line": f.line if f.path else None,
+            "column": f.column if f.path else None,
             "message": f.message,
         }
         if f.agent is not None:

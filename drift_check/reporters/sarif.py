@@ -104,14 +104,16 @@ def as_dict(report: Report, cwd: str) -> dict[str, Any]:
             "ruleId": f.code,
             "level": _LEVEL.get(f.severity, "error"),
             "message": {"text": f.message},
-            "locations": [
+            "locations": [  # none for a finding about the whole tree
                 {
                     "physicalLocation": {
                         "artifactLocation": _location(root, f.path, cwd),
                         "region": {"startLine": f.line, "startColumn": f.column},
                     }
                 }
-            ],
+            ]
+            if f.path
+            else [],
             "partialFingerprints": {"driftCheckKey/v1": _fingerprint(f, report)},
         }
         if f.code in index:

@@ -36,7 +36,8 @@ def render(
 
     lines = []
     for f in report.findings:
-        where = escape(f"{display_path(root, f.path, cwd)}:{f.line}:{f.column}:")
+        place = f":{f.line}:{f.column}" if f.path else ""  # a finding about the whole tree
+        where = escape(f"{display_path(root, f.path, cwd)}{place}:")
         style = "code" if f.severity == "error" else f.severity
         code = _paint(f.code, style, color)
         mark = "[*] " if marked(f) else ""

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from drift_check.config import Config
 from drift_check.facts import (
+    NOWHERE,
     Agent,
     Citation,
     Command,
@@ -72,7 +73,7 @@ def build_facts(config: Config, discovered: Discovered | None = None) -> Facts:
     if registry_path is None and settings["registry"]:
         problems.append(
             InputProblem(
-                Position(settings["registry"][0], 1, 1),
+                _registry_asked_at(config),
                 "registry-missing",
                 "contracts registry file not found (looked for "
                 + ", ".join(settings["registry"])
@@ -452,6 +453,22 @@ def _core_folder(repo: Repo, found: str | None, candidates: list[str]) -> str:
     folders = [c.split("/", 1)[0] for c in candidates if "/" in c]
     files = repo.files()
     return next((f for f in folders if any(p.startswith(f + "/") for p in files)), "")
+
+
+def _registry_asked_at(config: Config) -> Position:
+    """Where the user asks for a registry that is not there: the config's `registry` line,
+    else its `preset` line (the pack names the files); nowhere when neither does (the
+    preset came from the command line). Never the missing file itself."""
+    for key in ("registry", "extend-registry"):
+        found = _config_key(config, key)
+        if found is not None:
+            return found
+    if config.preset_set and config.config_file is not None:
+        import os
+
+        where = os.path.relpath(config.config_file, config.root).replace(os.sep, "/")
+        return Position(where, config.key_lines.get("preset", 1), 1)
+    return NOWHERE
 
 
 def _config_key(config: Config, key: str) -> Position | None:
