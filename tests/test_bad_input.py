@@ -284,7 +284,7 @@ COMMAND_CANARY = {  # the retired tag in a command: outside the `{core}` folder
 def test_missing_registry_with_a_configured_preset_is_a_finding(checked) -> None:  # type: ignore[no-untyped-def]
     c = checked({REGISTRY: None, ".drift-check.yaml": "preset: gsd\n", **COMMAND_CANARY})
     found = c.findings()
-    assert ("DC002", f"{REGISTRY}:1:1") in found
+    assert ("DC002", ".drift-check.yaml:1:1") in found  # the line that asks for it
     assert ("DC401", "commands/gsd/map.md:5:1") in found  # the rest of the tree is checked
 
 
