@@ -33,3 +33,28 @@ def test_statistics(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def
         "2  DC103  agent-without-row  [*]",
         "1  DC401  legacy-read-tag  [*]",
     ]
+
+
+def test_a_finding_with_no_place_in_a_file(tmp_path: Path, cli, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """`--preset gsd` on a tree without the registry: DC002 names no file (none asks for
+    the registry but the command line), so no format invents a position for it."""
+    import json
+
+    from tests.test_sarif import _valid
+
+    write_tree(tmp_path / "repo", {"agents/a.md": "---\nname: a\n---\n# a\n"})
+    monkeypatch.chdir(tmp_path)
+    args = ("repo", "--preset", "gsd", "--select", "DC002", "-q")
+    text = cli(*args)
+    assert text.code == 1
+    assert text.out.splitlines()[0] == (
+        "repo: DC002 contracts registry file not found (looked for gsd-core/references/"
+        "agent-contracts.md, get-shit-done/references/agent-contracts.md); create it or set"
+        " `registry` in the config"
+    )
+    (finding,) = cli(*args, "--format", "json").json()["findings"]
+    assert (finding["path"], finding["line"], finding["column"]) == (None, None, None)
+    assert cli(*args, "--format", "github").out.startswith("::error title=DC002 registry-not")
+    log = json.loads(cli(*args, "--format", "sarif").out)
+    _valid(log)
+    assert log["runs"][0]["results"][0]["locations"] == []
