@@ -10,10 +10,11 @@ An output in the documentation is never typed by hand. Two kinds of block show o
 
 Commands run in bash, from a scratch folder that holds a copy of `examples/` and
 `examples-baseline.json` (so `--fix` or `init` never touch the repository), with `../shared`
-pointing at the shared corpora when they are present; `<!-- in: examples -->` before a
-block runs it inside the copy of `examples/` instead (a page that speaks of "your
-repository"). `tests/test_doc_blocks.py` compares every output with a run, and checks what
-cannot be run (install lines, the YAML, TOML and JSON examples, suppression comments).
+pointing at the shared corpora when they are present, and `path/to/your/agent-repo`, a copy
+of `examples/` without its config, for a page that speaks of "your repository";
+`<!-- in: FOLDER -->` before a block runs it in that folder of the scratch copy.
+`tests/test_doc_blocks.py` compares every output with a run, and checks what cannot be run
+(install lines, the YAML, TOML and JSON examples, suppression comments).
 
 Refresh every output after a change: `python -m tests.doc_blocks`.
 """
@@ -119,10 +120,17 @@ def needs_shared(block: Block) -> bool:
     return "../shared" in block.body or "../shared" in (block.command or "")
 
 
+# a page speaking to a user about their own repository runs on this: examples/ without the
+# config that makes it a project of this repository's
+YOUR_REPO = "path/to/your/agent-repo"
+
+
 def scratch(parent: Path) -> Path:
     """A fresh folder to run a block in, as the repository's root would be."""
     work = parent / "repo"
     shutil.copytree(ROOT / "examples", work / "examples")
+    shutil.copytree(ROOT / "examples", work / YOUR_REPO)
+    (work / YOUR_REPO / ".drift-check.yaml").unlink()
     shutil.copy(ROOT / "examples-baseline.json", work / "examples-baseline.json")
     if SHARED.is_dir() and not (parent / "shared").exists():
         (parent / "shared").symlink_to(SHARED)
