@@ -33,7 +33,7 @@ from tests.doc_blocks import (
 
 ALL = [b for page in pages() for b in blocks(page)]
 RUNNABLE = ("sh", "shell", "bash")
-CHECKED = ("json", "yaml", "toml", "markdown")
+CHECKED = ("json", "yaml", "toml", "markdown", "python")
 DISTRIBUTION = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["name"]
 
 
@@ -214,8 +214,14 @@ def _steps(data: object) -> list[dict]:  # type: ignore[type-arg]
 
 @pytest.mark.parametrize("block", _yaml_blocks())
 def test_yaml_blocks_are_valid(block: Block, tmp_path: Path) -> None:
-    """pre-commit configs name hooks this repository ships; workflows use the Action's
-    inputs and outputs; a pack passes `drift-check packs`; a config loads."""
+    """Frontmatter examples hold suppression comments drift-check reads; pre-commit configs
+    name hooks this repository ships; workflows use the Action's inputs and outputs; a pack
+    passes `drift-check packs`; a config loads."""
+    if re.search(r"#[ \t]*drift-check:", block.body):  # frontmatter with a suppression comment
+        framed = block.body.startswith("---\n")
+        text = block.body if framed else f"---\n{block.body}---\n"
+        _check_directives(block, text, 0 if framed else 1)
+        return
     data = YAML(typ="safe").load(block.body)
     shipped = YAML(typ="safe").load((ROOT / ".pre-commit-hooks.yaml").read_text())
     hooks = {h["id"] for h in shipped}
@@ -263,21 +269,36 @@ def test_json_blocks_parse(block: Block) -> None:
     json.loads(block.body)
 
 
+def _check_directives(block: Block, text: str, shift: int, suffix: str = ".md") -> None:
+    """Every line of the example that holds `drift-check:` is read as a suppression comment
+    by the scanner, with one of its words and codes that name rules. `shift`: lines added in
+    front of the example to make it a file."""
+    from drift_check.facts import Source
+    from drift_check.rules import parse_codes
+    from drift_check.scanners.directives import KINDS, find_directives
+
+    lines = [n for n, line in enumerate(text.splitlines(), 1) if "drift-check:" in line]
+    assert lines, f"{block}: an example that shows no suppression comment; check it another way"
+    found = find_directives(Source(f"example{suffix}", text))
+    assert sorted({d.position.line for d in found}) == lines, f"{block}: not all read as comments"
+    for d in found:
+        where = f"{block}: line {d.position.line - shift}"
+        assert d.kind in KINDS, f"{where}: `{d.kind}` is not a directive word"
+        parse_codes([c.name for c in d.codes or ()])  # ValueError names an unknown code
+
+
 @pytest.mark.parametrize("block", _params("markdown"))
-def test_suppression_examples_are_directives(block: Block, tmp_path: Path) -> None:
-    """A suppression comment shown in the docs is one drift-check reads: put where it
-    suppresses nothing, it is reported as unused (DC010)."""
-    lines = [n for n, line in enumerate(block.body.splitlines(), 3) if "drift-check:" in line]
-    assert lines, f"{block}: a Markdown example that shows no directive; check it another way"
-    tree = scratch(tmp_path) / "examples"
-    (tree / "gsd-core" / "workflows" / "doc-example.md").write_text("# Example\n\n" + block.body)
-    out = json.loads(run("drift-check . -q --format json", tree)[1])
-    unused = sorted(
-        f["line"]
-        for f in out["findings"]
-        if f["code"] == "DC010" and f["path"] == "gsd-core/workflows/doc-example.md"
-    )
-    assert unused == lines, f"{block}: not read as a suppression comment"
+def test_suppression_examples_are_directives(block: Block) -> None:
+    _check_directives(block, block.body, 0)
+
+
+@pytest.mark.parametrize("block", _params("python"))
+def test_python_examples_parse(block: Block) -> None:
+    import ast
+
+    ast.parse(block.body)
+    if "drift-check:" in block.body:
+        _check_directives(block, block.body, 0, ".py")
 
 
 def test_the_console_blocks_show_commands_first() -> None:
