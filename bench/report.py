@@ -413,7 +413,7 @@ def render_skills(
         " (a SKILL.md of about 60 lines, 50 of them numbered steps that mention reference.md,"
         " and a reference.md with headings), 100 agents injecting 8 skills each, and a"
         " skills/README.md with the assignment matrix and the directory tree. The marketplace:"
-        " `bench/marketplace.py` (see [Plugin marketplaces](#plugin-marketplaces-issue-10)).",
+        " `bench/marketplace.py` (see [Plugin marketplaces](#plugin-marketplaces)).",
     ]
     if with_base:
         out.append(f"- baseline: {meta['baseline']}, timed in the same rounds.")

@@ -35,6 +35,8 @@ ALL = [b for page in pages() for b in blocks(page)]
 RUNNABLE = ("sh", "shell", "bash")
 CHECKED = ("json", "yaml", "toml", "markdown", "python")
 DISTRIBUTION = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["name"]
+# other tools a page may install: the benchmark's yardstick
+OTHER_TOOLS = {"agnix"}
 
 
 def _params(kind: str) -> list[object]:
@@ -139,7 +141,7 @@ def _check_requirement(spec: str, where: str) -> None:
         return
     name = re.split(r"[<>=!~\[; ]", spec, maxsplit=1)[0]
     canonical = re.sub(r"[-_.]+", "-", name).lower()
-    assert canonical == DISTRIBUTION, (
+    assert canonical in {DISTRIBUTION, *OTHER_TOOLS}, (
         f"{where}: installs `{name}`, but the distribution is `{DISTRIBUTION}` (pyproject.toml)"
     )
 
@@ -173,6 +175,9 @@ def test_shell_blocks_run(block: Block, tmp_path: Path) -> None:
     uses options the benchmark has."""
     cwd = _tree(tmp_path, block)
     for words in _commands(block.body):
+        while words[0] == "env":  # `env -u NAME VAR=value command ...`
+            words = words[3:] if words[1] == "-u" else words[1:]
+            words = words[1:] if "=" in words[0] else words
         prog = Path(words[0]).name
         requirements = _requirements(words)
         if requirements is not None:
@@ -185,8 +190,8 @@ def test_shell_blocks_run(block: Block, tmp_path: Path) -> None:
             code, out = run(shlex.join(["drift-check", *words[1:]]), cwd)
             assert code in (0, 1), f"{block}: `{' '.join(words)}` exits {code}:\n{out}"
             assert "Traceback" not in out and "internal error" not in out, out
-        elif words[1:3] == ["-m", "venv"] or words[1:3] == ["-m", "pytest"]:
-            continue  # a virtual environment; the test suite itself
+        elif words[1:2] == ["-m"] and words[2] in ("venv", "pytest", "compileall"):
+            continue  # a virtual environment, the test suite itself, compiling an install
         elif prog.startswith("python") and words[1].endswith(".py"):
             script = ROOT / words[1]
             assert script.is_file(), f"{block}: no {words[1]}"
@@ -368,3 +373,23 @@ def test_no_paragraph_is_said_twice() -> None:
         ]
         repeated = {p for p in paragraphs if paragraphs.count(p) > 1}
         assert not repeated, f"{page.relative_to(ROOT)} repeats: {sorted(repeated)[0][:80]}"
+
+
+_LINK = re.compile(r"\]\(([\w./-]*\.md)?#([^)\s]+)\)")
+
+
+def test_links_between_the_pages_find_their_headings() -> None:
+    """A `[text](#anchor)` or `[text](page.md#anchor)` names a heading that exists (a heading
+    renamed without its links breaks them silently on GitHub)."""
+    from drift_check.scanners.links import slugs
+
+    broken = []
+    for page in [*pages(), *sorted((ROOT / "docs" / "rules").glob("*.md"))]:
+        text = page.read_text(encoding="utf-8")
+        for m in _LINK.finditer(text):
+            target = (page.parent / m.group(1)).resolve() if m.group(1) else page
+            if not (target.suffix == ".md" and target.is_file()):
+                continue
+            if m.group(2) not in slugs(target.read_text(encoding="utf-8")):
+                broken.append(f"{page.relative_to(ROOT)}: {m.group(0)}")
+    assert not broken
