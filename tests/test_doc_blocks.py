@@ -10,6 +10,7 @@ import difflib
 import json
 import re
 import shlex
+import shutil
 import sys
 import tomllib
 from pathlib import Path
@@ -99,13 +100,16 @@ def test_output_blocks_are_real_output(block: Block, tmp_path: Path) -> None:
 
 
 def _words(line: str) -> list[list[str]]:
-    """The simple commands of one shell line (a `&&`, `||` or `;` list), comments dropped."""
+    """The simple commands of one shell line (a `&&`, `||` or `;` list, or a pipeline),
+    comments dropped; a command that reads a pipe starts with `|`."""
     lexer = shlex.shlex(line, posix=True, punctuation_chars=True)
     lexer.whitespace_split = True
     out: list[list[str]] = [[]]
     for token in lexer:
         if token in ("&&", "||", ";"):
             out.append([])
+        elif token == "|":
+            out.append(["|"])
         else:
             out[-1].append(token)
     return [words for words in out if words]
@@ -173,8 +177,21 @@ def test_shell_blocks_run(block: Block, tmp_path: Path) -> None:
     """Each command of a shell block is run or checked: drift-check commands run (`cd` as
     a shell would) and exit 0 or 1; installs name the distribution; a benchmark command
     uses options the benchmark has."""
-    cwd = _tree(tmp_path, block)
-    for words in _commands(block.body):
+    _run_shell(block, block.body, _tree(tmp_path, block))
+
+
+def _run_shell(block: Block, body: str, cwd: Path) -> None:
+    drawn: list[str] = []  # the last drift-check command, which a pipe reads
+    for words in _commands(body):
+        piped = words[0] == "|"
+        if piped and words[1] == "dot":  # Graphviz reads what drift-check wrote
+            if shutil.which("dot") is None:
+                continue  # checked where Graphviz is installed (.ci/run installs it)
+            command = f"drift-check {shlex.join(drawn[1:])} | {shlex.join(words[1:])}"
+            code, out = run(command, cwd)
+            assert code == 0, f"{block}: `{command}` exits {code}:\n{out}"
+            continue
+        assert not piped, f"{block}: no check for a pipe into `{words[1]}`; add one"
         while words[0] == "env":  # `env -u NAME VAR=value command ...`
             words = words[3:] if words[1] == "-u" else words[1:]
             words = words[1:] if "=" in words[0] else words
@@ -187,9 +204,12 @@ def test_shell_blocks_run(block: Block, tmp_path: Path) -> None:
             cwd = cwd / words[1]
             assert cwd.is_dir(), f"{block}: no folder {words[1]}"
         elif prog == "drift-check":
+            drawn = words
             code, out = run(shlex.join(["drift-check", *words[1:]]), cwd)
             assert code in (0, 1), f"{block}: `{' '.join(words)}` exits {code}:\n{out}"
             assert "Traceback" not in out and "internal error" not in out, out
+        elif prog == "echo":
+            continue
         elif words[1:2] == ["-m"] and words[2] in ("venv", "pytest", "compileall"):
             continue  # a virtual environment, the test suite itself, compiling an install
         elif prog.startswith("python") and words[1].endswith(".py"):
@@ -241,7 +261,11 @@ def test_yaml_blocks_are_valid(block: Block, tmp_path: Path) -> None:
     elif _steps(data):
         action = _action()
         ours = [s for s in _steps(data) if "drift-check repository" in str(s.get("uses", ""))]
-        assert ours, f"{block}: a workflow that does not use the Action"
+        runs = [str(s["run"]) for s in _steps(data) if "drift-check" in str(s.get("run", ""))]
+        assert ours or runs, f"{block}: a workflow without the Action or drift-check"
+        tree = scratch(tmp_path) / "examples" if runs else tmp_path
+        for script in runs:  # the steps' own commands, run in a copy of examples/
+            _run_shell(block, script, tree)
         for step in ours:
             assert set(step.get("with") or {}) <= set(action["inputs"]), block
         for name in re.findall(r"steps\.drift\.outputs\.([\w-]+)", block.body):
