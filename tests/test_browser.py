@@ -182,6 +182,7 @@ def test_a_click_on_an_agent_shows_its_findings(browser: Any) -> None:
 def test_the_filter_hides_the_rest(browser: Any) -> None:
     page, _, graph = graph_page(browser, ROOT / "examples")
     p = page.page
+    whole = p.get_attribute("#viewport", "transform")
     p.fill("#filter", "review")
     p.wait_for_selector("#nodes > g.hide", state="attached")
     visible = set(p.eval_on_selector_all("#nodes > g:not(.hide)", "e => e.map(g => g.id)"))
@@ -196,6 +197,18 @@ def test_the_filter_hides_the_rest(browser: Any) -> None:
         "#edges > path:not(.hide)", "e => e.map(p => [p.dataset.s, p.dataset.t])"
     )
     assert all(f"n{s}" in visible and f"n{t}" in visible for s, t in edges)
+    inside = p.evaluate(
+        """() => {
+        const c = document.getElementById("canvas").getBoundingClientRect();
+        return Array.from(document.querySelectorAll("#nodes > g:not(.hide)"), (g) => {
+          const r = g.getBoundingClientRect();
+          return r.left >= c.left - 1 && r.right <= c.right + 1
+            && r.top >= c.top - 1 && r.bottom <= c.bottom + 1;
+        });
+      }"""
+    )
+    assert inside and all(inside)  # the matches are brought into view, zoomed in on
+    assert p.get_attribute("#viewport", "transform") != whole
     p.check("#only-findings")  # applied at once, on the change event
     visible = set(p.eval_on_selector_all("#nodes > g:not(.hide)", "e => e.map(g => g.id)"))
     assert visible == {k for k in expected if graph.nodes[int(k[1:])].findings}

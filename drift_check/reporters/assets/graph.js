@@ -262,6 +262,9 @@
       const e = data.edges[i];
       el.classList.toggle("hide", !(shown[e.s] && shown[e.t]));
     });
+    // what the filter kept, in view: on a large graph the matches are specks otherwise
+    const kept = visible();
+    if (kept.length) fit(kept);
   }
 
   let timer = 0;
