@@ -103,6 +103,7 @@ class Emission(NamedTuple):
     text: str
     position: Position  # where the heading really sits
     via: str | None = None  # how the agent reaches that document (`@...` or ``Read `...` ``)
+    text_column: int = 0  # where the heading's text starts on its line (after `#`); 0: unknown
 
 
 class Named(NamedTuple):
@@ -286,6 +287,26 @@ class Consumer(NamedTuple):
             if i >= 0:
                 return lit.position
         return None
+
+
+class Occurrence(NamedTuple):
+    """Where a consumer first contains a marker's text (in a Python consumer, the string
+    literal holding it)."""
+
+    path: str
+    position: Position
+    written: str  # the text found there: the marker itself, or another case of it
+
+
+class MarkerOccurrences(NamedTuple):
+    """For each text searched (every declared marker, every fenced heading an agent emits,
+    every quoted `## TOKEN`), the consumers that contain it, each once, sorted by path."""
+
+    exact: dict[str, tuple[Occurrence, ...]]
+    folded: dict[str, tuple[Occurrence, ...]]  # ignoring ASCII case (exact ones included)
+
+
+NO_OCCURRENCES = MarkerOccurrences({}, {})
 
 
 class QuotedMarker(NamedTuple):
@@ -830,7 +851,8 @@ class Citation(NamedTuple):
     line: int = 0  # after `:`
     end_line: int = 0  # the end of a `:LINE-LINE` range (= `line` for one line)
     expects: str = ""  # the identifier the text puts next to the citation, if any
-    held: str = ""  # the cited lines' text, when the citation `expects` an identifier
+    # the cited lines name what it `expects` (its last part, as a whole word)
+    holds: bool = False
 
 
 class Facts(NamedTuple):
@@ -888,3 +910,7 @@ class Facts(NamedTuple):
     # `path.py::NAME` and `path.py:LINE` citations in documents, and the files they cite
     citations: tuple[Citation, ...] = ()
     python_modules: dict[str, PythonModule] = {}  # noqa: RUF012 (by path; never mutated)
+    # where consumers contain the markers, fenced headings and quoted tokens of the tree
+    occurrences: MarkerOccurrences = NO_OCCURRENCES
+    # agent file -> the declared markers and read tags its text or its included documents name
+    agent_mentions: dict[str, frozenset[str]] = {}  # noqa: RUF012 (never mutated)

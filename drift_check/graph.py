@@ -30,7 +30,7 @@ from typing import NamedTuple
 
 from drift_check.facts import Facts, Position
 from drift_check.rules.base import Finding
-from drift_check.rules.index import index, occurrences
+from drift_check.rules.index import index
 
 NODE_KINDS = (
     "plugin",
@@ -188,13 +188,13 @@ def _markers(b: Builder) -> None:
             where.setdefault(text, q.position)
             _marker(b, text, where)
     texts = sorted(k.removeprefix("marker:") for k in b.nodes if k.startswith("marker:"))
-    exact, _ = occurrences(facts, texts)
     for text in texts:
         producers = emitted_by.get(text, set())
-        for consumer, position in exact.get(text, []):
-            if consumer.path not in producers:
-                source = b.file(consumer.path, _consumer_kind(consumer.path, consumer.literals))
-                b.edge(source, f"marker:{text}", "consumes", position)
+        for found in facts.occurrences.exact.get(text, ()):
+            if found.path not in producers:
+                literals = facts.consumers[found.path].literals
+                source = b.file(found.path, _consumer_kind(found.path, literals))
+                b.edge(source, f"marker:{text}", "consumes", found.position)
 
 
 def _marker(b: Builder, text: str, where: dict[str, Position]) -> str:

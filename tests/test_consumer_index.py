@@ -6,8 +6,8 @@ from pathlib import Path
 
 from drift_check.config import load_config
 from drift_check.facts import Facts
-from drift_check.rules.index import occurrences
 from drift_check.scanners import build_facts
+from drift_check.scanners.occurrences import find_occurrences
 from tests.conftest import tree_files, write_tree
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -19,6 +19,7 @@ def _facts(tmp_path: Path) -> Facts:
         "Wait for `## plan complete` (wrong case), then ## PLANNING COMPLETE twice:\n"
         "PLANNING COMPLETE. And ⚠ unicode before ## Plan Complete.\n"
     )
+    files["agents/gsd-planner.md"] += "\n```markdown\n## Result Summary\n```\n"
     files["hooks/more.py"] = 'X = "## PLAN COMPLETE"  # PLANNING BLOCKED in a comment\n'
     return build_facts(load_config(str(write_tree(tmp_path, files))))
 
@@ -30,15 +31,15 @@ def _markers(facts: Facts) -> list[str]:
 
 def test_exact_pass_equals_a_find_per_file(tmp_path: Path) -> None:
     for facts in (_facts(tmp_path), build_facts(load_config(str(EXAMPLES)))):
-        exact, _ = occurrences(facts, _markers(facts))
+        exact = find_occurrences(facts.consumers, _markers(facts)).exact
         for marker in _markers(facts):
             expected = [
-                (path, facts.consumers[path].find(marker))
+                (path, facts.consumers[path].find(marker), marker)
                 for path in sorted(facts.consumers)
                 if facts.consumers[path].find(marker) is not None
             ]
-            got = [(c.path, pos) for c, pos in exact.get(marker, [])]
-            assert got == expected, marker
+            assert [tuple(o) for o in exact.get(marker, ())] == expected, marker
+            assert facts.occurrences.exact.get(marker, ()) == exact.get(marker, ()), marker
 
 
 def _folded_find(facts: Facts, marker: str) -> list[tuple[str, int, int]]:
@@ -64,9 +65,23 @@ def _folded_find(facts: Facts, marker: str) -> list[tuple[str, int, int]]:
 
 def test_folded_pass_equals_a_folded_find_per_file(tmp_path: Path) -> None:
     facts = _facts(tmp_path)
-    _, folded = occurrences(facts, _markers(facts))
+    folded = find_occurrences(facts.consumers, _markers(facts)).folded
     for marker in _markers(facts):
-        got = [(c.path, pos.line, pos.column) for c, pos in folded.get(marker, [])]
+        got = [(o.path, o.position.line, o.position.column) for o in folded.get(marker, ())]
         assert got == _folded_find(facts, marker), marker
-    plan = [(c.path, pos.line, pos.column) for c, pos in folded["PLAN COMPLETE"]]
-    assert ("gsd-core/workflows/extra.md", 1, 14) in plan  # the `plan` of `## plan complete`
+    plan = {o.path: o for o in folded["PLAN COMPLETE"]}["gsd-core/workflows/extra.md"]
+    assert tuple(plan.position)[1:] == (1, 14)  # the `plan` of `## plan complete`
+    assert plan.written == "plan complete"
+
+
+def test_every_marker_heading_and_quote_is_searched(tmp_path: Path) -> None:
+    facts = _facts(tmp_path)
+    assert "plan complete" in {q.text for q in facts.quoted_markers}
+    assert "gsd-core/workflows/extra.md" in {
+        o.path for o in facts.occurrences.exact["plan complete"]
+    }
+    emitted = {e.text for a in facts.all_agents for e in a.emissions}
+    shaped = {t for t in emitted if t.isupper()}
+    assert shaped and shaped <= set(facts.occurrences.folded)  # each agent file consumes its own
+    assert "Result Summary" in emitted  # a heading, not marker-shaped, quoted by nobody:
+    assert "Result Summary" not in facts.occurrences.folded  # no rule asks who consumes it

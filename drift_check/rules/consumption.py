@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from drift_check.facts import Agent, Facts, Position, QuotedMarker, RegistryRow
+from drift_check.facts import Agent, Facts, Occurrence, QuotedMarker, RegistryRow
 from drift_check.fixes.edits import drop_cited, replace_text, rewrite_consumed_by
 from drift_check.rules.base import Fix, Hit, rule
 from drift_check.rules.index import index, is_sentinel
@@ -78,7 +78,7 @@ def consumer_matches_case_only(facts: Facts) -> Iterator[Hit]:
                 yield Hit(
                     m.position,
                     f"`{m.text}` from `{row.agent}` is matched only case-insensitively (at"
-                    f" {where}); use the exact case in the consumer or the marker",
+                    f" {where.position}); use the exact case in the consumer or the marker",
                     agent=row.agent,
                     marker=m.text,
                     fix=_respell(facts, where, m.text),
@@ -112,8 +112,8 @@ def consumed_by_cites_no_consumer(facts: Facts) -> Iterator[Hit]:
             if m.unconsumed or not ix.emits(agent, m.text):
                 continue
             found = ix.consumers_of(facts, m.text, agent.name)
-            if found and not cited.intersection(c.path for c, _ in found):
-                real = ", ".join(f"`{c.path}`" for c, _ in found[:3])
+            if found and not cited.intersection(o.path for o in found):
+                real = ", ".join(f"`{o.path}`" for o in found[:3])
                 yield Hit(
                     m.position,
                     f"`{m.text}` is consumed by {real}, none of which `Consumed by` cites;"
@@ -151,13 +151,12 @@ def consumed_by_entry_unused(facts: Facts) -> Iterator[Hit]:
         if not markers:
             continue
         for cited in row.consumed_by:
-            consumer = facts.consumers.get(cited.path)
-            if consumer is None or cited.path == agent.path:
+            if cited.path not in facts.consumers or cited.path == agent.path:
                 continue
-            if not any(consumer.find(m) is not None for m in markers):
+            if not any(ix.contains(facts, cited.path, m) for m in markers):
                 # a file that still matches a marker of the row (one the agent does not
                 # show: DC201 reports that) is cited for a reason: it stays
-                keeps = any(consumer.find(m.text) is not None for m in row.markers)
+                keeps = any(ix.contains(facts, cited.path, m.text) for m in row.markers)
                 yield Hit(
                     cited.position,
                     f"`{cited.path}` is cited as a consumer of `{row.agent}` but contains none"
@@ -322,20 +321,18 @@ RULES = (
 )
 
 
-def _respell(facts: Facts, where: Position, marker: str) -> Fix | None:
+def _respell(facts: Facts, where: Occurrence, marker: str) -> Fix | None:
     """The consumer's spelling replaced with the registry's, where it is plain text."""
-    source = facts.sources.get(where.path)
     consumer = facts.consumers.get(where.path)
-    if source is None or consumer is None or where.path.endswith(".py"):
+    if consumer is None or where.path.endswith(".py"):
         return None  # a Python match is reported at its literal, not at the text itself
     if not consumer.dispatch_surface:
         return None  # an agent's text (its own return template): not a place that matches
-    line = source.line_text(where.line)
-    found = line[where.column - 1 : where.column - 1 + len(marker)]
-    if found.lower() != marker.lower():
+    if where.written.lower() != marker.lower():
         return None
+    at = where.position
     return replace_text(
-        where.path, where.line, where.column, found, marker, f"spell it `{marker}` here"
+        where.path, at.line, at.column, where.written, marker, f"spell it `{marker}` here"
     )
 
 
@@ -344,13 +341,12 @@ def _row_consumers(facts: Facts, row: RegistryRow, agent: Agent) -> list[str]:
     file that still contains one of its markers (a hook matching an unconsumed one), sorted."""
     ix = index(facts)
     paths = {
-        c.path
+        o.path
         for m in row.markers
         if not m.unconsumed and ix.emits(agent, m.text)
-        for c, _ in ix.consumers_of(facts, m.text, agent.name)
+        for o in ix.consumers_of(facts, m.text, agent.name)
     }
     for cited in row.consumed_by:
-        consumer = facts.consumers.get(cited.path)
-        if consumer is not None and any(consumer.find(m.text) is not None for m in row.markers):
+        if any(ix.contains(facts, cited.path, m.text) for m in row.markers):
             paths.add(cited.path)
     return sorted(paths)

@@ -10,15 +10,6 @@ from drift_check.rules.base import Hit, rule
 from drift_check.rules.index import NON_SENTINEL, covers, index
 
 
-def _heading_text_column(facts: Facts, e: Emission) -> int:
-    """The column where the heading's text starts (after the `#` run), 0 if unknown."""
-    source = facts.sources.get(e.position.path)
-    if source is None:
-        return 0
-    i = source.line_text(e.position.line).find(e.text, e.position.column - 1)
-    return i + 1 if i >= 0 else 0
-
-
 def _where(e: Emission) -> str:
     return "" if e.via is None else f" (in {e.position.path}, reached through `{e.via}`)"
 
@@ -76,7 +67,7 @@ def declared_marker_not_emitted(facts: Facts) -> Iterator[Hit]:
                     marker=m.text,
                     # an agent that names the marker outside a fence may be meant to return
                     # it: whether to fence it there or drop it from the row is a person's call
-                    fix=None if any(m.text in t for t in agent.texts) else remove_from_row(row, m),
+                    fix=None if ix.names(facts, agent, m.text) else remove_from_row(row, m),
                 )
 
 
@@ -249,7 +240,7 @@ def emitted_marker_case_mismatch(facts: Facts) -> Iterator[Hit]:
             own = set(row.all_marker_texts) if row is not None else set()
             for declared in declared_markers:
                 # respelled towards another agent's marker, it would emit that agent's marker
-                column = _heading_text_column(facts, e) if declared in own else 0
+                column = e.text_column if declared in own else 0
                 yield Hit(
                     e.position,
                     f"`{agent.name}` emits `## {text}`{_where(e)}, which differs only by case"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from drift_check.facts import Agent, Consumer, Facts, Position, RegistryRow
+from drift_check.facts import Agent, Facts, Occurrence, RegistryRow
 
 KINDS = ("sentinel-match", "artifact+query", "structured-return")
 NON_SENTINEL = ("artifact+query", "structured-return")
@@ -42,8 +42,6 @@ def covers(marker: str, heading: str) -> bool:
         len(marker) > 1 and marker.endswith(":") and rest.startswith(" ")
     )
 
-
-Occurrences = dict[str, list[tuple[Consumer, Position]]]
 
 # Words that name one outcome of a turn: `## REVIEW DONE` and `## REVIEW COMPLETE` are one
 # marker spelled two ways.
@@ -140,6 +138,11 @@ class Index:
                 return part, found
         return None
 
+    def names(self, facts: Facts, agent: Agent, text: str) -> bool:
+        """`agent`'s text, or a document it includes, contains the declared marker or read
+        tag `text` anywhere (a fence or not)."""
+        return text in facts.agent_mentions.get(agent.path, ())
+
     def emits(self, agent: Agent, marker: str) -> bool:
         """`agent` emits `marker` exactly, or a heading that carries it (see `covers`)."""
         return any(covers(marker, e.text) for e in agent.emissions)
@@ -221,46 +224,43 @@ class Index:
         names = set(self.emitters.get(marker, ())) | {producer}
         return {facts.agents[a].path for a in names if a in facts.agents}
 
-    def consumers_of(
-        self, facts: Facts, marker: str, producer: str
-    ) -> list[tuple[Consumer, Position]]:
+    def consumers_of(self, facts: Facts, marker: str, producer: str) -> list[Occurrence]:
         """Files that contain the declared `marker` exactly, with the first match, by path."""
-        exact, _ = self._occurrences(facts)
         excluded = self._excluded(facts, marker, producer)
-        return [(c, pos) for c, pos in exact.get(marker, []) if c.path not in excluded]
+        found = facts.occurrences.exact.get(marker, ())
+        return [o for o in found if o.path not in excluded]
 
-    def case_only_consumer(self, facts: Facts, marker: str, producer: str) -> Position | None:
+    def case_only_consumer(self, facts: Facts, marker: str, producer: str) -> Occurrence | None:
         """The first match of the declared `marker` ignoring (ASCII) case, outside the
         excluded files."""
-        _, folded = self._occurrences(facts)
         excluded = self._excluded(facts, marker, producer)
-        return next((pos for c, pos in folded.get(marker, []) if c.path not in excluded), None)
+        found = facts.occurrences.folded.get(marker, ())
+        return next((o for o in found if o.path not in excluded), None)
+
+    def contains(self, facts: Facts, path: str, marker: str) -> bool:
+        """The consumer at `path` contains `marker` exactly (in a Python file, in a string)."""
+        if "containing" not in self._cache:
+            self._cache["containing"] = {
+                (o.path, text) for text, found in facts.occurrences.exact.items() for o in found
+            }
+        return (path, marker) in self._cache["containing"]
 
     def would_consume(
         self, facts: Facts, texts: list[str], producer: str
     ) -> tuple[dict[str, list[str]], set[str]]:
         """For markers not (yet) declared: the files that would consume each, as
         `consumers_of` finds them once it is declared, and those matched only ignoring case
-        (declaring them would make a consumer check report them). One search for all."""
-        wanted = sorted(set(texts))
-        key = ("would-consume", tuple(wanted))
-        if key not in self._cache:
-            self._cache[key] = occurrences(facts, wanted)
-        exact, folded = self._cache[key]
+        (declaring them would make a consumer check report them)."""
         paths: dict[str, list[str]] = {}
         case_only: set[str] = set()
-        for text in wanted:
+        for text in sorted(set(texts)):
             excluded = self._excluded(facts, text, producer)
-            paths[text] = [c.path for c, _ in exact.get(text, []) if c.path not in excluded]
-            if not paths[text] and any(c.path not in excluded for c, _ in folded.get(text, [])):
+            exact = facts.occurrences.exact.get(text, ())
+            paths[text] = [o.path for o in exact if o.path not in excluded]
+            folded = facts.occurrences.folded.get(text, ())
+            if not paths[text] and any(o.path not in excluded for o in folded):
                 case_only.add(text)
         return paths, case_only
-
-    def _occurrences(self, facts: Facts) -> tuple[Occurrences, Occurrences]:
-        if "occurrences" not in self._cache:
-            self._cache["occurrences"] = occurrences(facts, sorted(self.declared))
-        found: tuple[Occurrences, Occurrences] = self._cache["occurrences"]
-        return found
 
     def matched_on(self, facts: Facts, agent: str, own: set[str]) -> set[str]:
         """Tokens a workflow or command matches on `agent`'s return: quoted in a section that
@@ -283,64 +283,6 @@ class Index:
         for marker in own:
             out.update(neighbours.get(marker, ()))
         return out
-
-
-def _fold(text: str) -> bytes:
-    """`text` as UTF-8 with ASCII letters lowered: much cheaper than str.lower() on
-    non-ASCII text, and enough for markers, whose consumers differ from them in ASCII case."""
-    return text.encode().lower()
-
-
-def occurrences(facts: Facts, markers: list[str]) -> tuple[Occurrences, Occurrences]:
-    """For each marker, the consumers that contain it exactly, and those that contain it
-    ignoring case, each with where it first occurs, sorted by path.
-
-    One multi-pattern (Aho-Corasick) pass over the case-folded text of every consumer, so the
-    cost grows with the text, not with markers times files; exact case is checked at each
-    hit. The automaton runs over the folded UTF-8 bytes seen as Latin-1 text, one character
-    per byte, so hit offsets are byte offsets.
-    """
-    exact: Occurrences = {}
-    folded: Occurrences = {}
-    if not markers:
-        return exact, folded
-    import ahocorasick  # type: ignore[import-not-found,import-untyped,unused-ignore]
-
-    groups: dict[bytes, list[tuple[str, bytes]]] = {}
-    for marker in markers:
-        groups.setdefault(_fold(marker), []).append((marker, marker.encode()))
-    automaton = ahocorasick.Automaton()
-    for key, group in groups.items():
-        automaton.add_word(key.decode("latin-1"), (len(key), group))
-    automaton.make_automaton()
-    for path in sorted(facts.consumers):
-        consumer = facts.consumers[path]
-        first_exact: dict[str, Position] = {}
-        first_folded: dict[str, Position] = {}
-        pieces = (
-            [(consumer.source.text, None)]
-            if consumer.literals is None
-            else [(lit.value, lit.position) for lit in consumer.literals]
-        )
-        for text, literal_at in pieces:
-            data = text.encode()
-            for end, (size, group) in automaton.iter(data.lower().decode("latin-1")):
-                start = end - size + 1
-                for marker, raw in group:
-                    is_exact = marker not in first_exact and data[start : end + 1] == raw
-                    if marker in first_folded and not is_exact:
-                        continue
-                    pos = literal_at or consumer.source.position(
-                        len(data[:start].decode("utf-8", "replace"))
-                    )
-                    first_folded.setdefault(marker, pos)
-                    if is_exact:
-                        first_exact[marker] = pos
-        for marker, pos in first_exact.items():
-            exact.setdefault(marker, []).append((consumer, pos))
-        for marker, pos in first_folded.items():
-            folded.setdefault(marker, []).append((consumer, pos))
-    return exact, folded
 
 
 def index(facts: Facts) -> Index:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
@@ -50,16 +49,16 @@ def legacy_read_tag(facts: Facts) -> Iterator[Hit]:
     gate = facts.settings["read-gate-tag"]
     if not gate or not facts.legacy_reads:
         return
-    if not any(a.mentions(gate) for a in facts.all_agents):
+    ix = index(facts)
+    if not any(ix.names(facts, a, gate) for a in facts.all_agents):
         return  # the tree never moved to the gate tag: the old one is its contract
 
-    @functools.cache  # agents' texts are long, and the same few agents are asked about
     def reads_tag(name: str, tag: str) -> bool:
         agent = facts.agents.get(name)
-        return agent is not None and agent.mentions(tag)
+        return agent is not None and ix.names(facts, agent, tag)
 
     citing: dict[str, set[str]] = {}
-    for row in index(facts).rows:
+    for row in ix.rows:
         for cited in row.consumed_by:
             citing.setdefault(cited.path, set()).add(row.agent)
     own = {a.path: a.name for a in facts.agents.values()}
@@ -133,7 +132,7 @@ def _documents(facts: Facts, gate: str) -> list[_Document]:
     for path in sorted(facts.reference_reads):
         readers = [a for a in facts.all_agents if any(i.resolved == path for i in a.includes)]
         names = tuple(sorted({a.name for a in readers}))
-        gated = all(a.mentions(gate) for a in readers)
+        gated = all(index(facts).names(facts, a, gate) for a in readers)
         for tag in sorted({r.tag for r in facts.reference_reads[path]}):
             out.append(_Document(path, tag, names, gated))
     return out
@@ -197,8 +196,9 @@ def read_gate_missing(facts: Facts) -> Iterator[Hit]:
     gate = facts.settings["read-gate-tag"]
     if not gate:
         return
-    for row, agent in index(facts).checked_rows(facts):
-        if agent.mentions(gate):
+    ix = index(facts)
+    for row, agent in ix.checked_rows(facts):
+        if ix.names(facts, agent, gate):
             continue
         for cited in row.consumed_by:
             sent = [

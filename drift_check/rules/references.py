@@ -4,10 +4,9 @@ spawn an agent, and citations of Python code that must still hold what they cite
 from __future__ import annotations
 
 import difflib
-import re
 from collections.abc import Iterator
 
-from drift_check.facts import Citation, Facts, PythonModule
+from drift_check.facts import Facts, PythonModule
 from drift_check.rules.base import Hit, rule
 
 # Claude Code's own subagent types, which a text may say spawn an agent
@@ -195,11 +194,6 @@ def unknown_cited_symbol(facts: Facts) -> Iterator[Hit]:
         )
 
 
-def _holds(citation: Citation) -> bool:
-    name = citation.expects.rsplit(".", 1)[-1]
-    return re.search(r"(?<![\w])" + re.escape(name) + r"(?![\w])", citation.held) is not None
-
-
 @rule(
     "DC963",
     "stale-line-citation",
@@ -234,7 +228,7 @@ def stale_line_citation(facts: Facts) -> Iterator[Hit]:
                 f" has {module.line_count} lines; update the citation",
             )
             continue
-        if not citation.expects or _holds(citation):
+        if not citation.expects or citation.holds:
             continue
         name = citation.expects
         moved = module.symbols.get(name) or module.symbols.get(name.rsplit(".", 1)[-1])

@@ -12,15 +12,19 @@ from drift_check.facts import (
     Agent,
     Citation,
     Command,
+    Consumer,
     Directive,
     Facts,
     FencedHeading,
     InputProblem,
+    MarkerOccurrences,
     MemoryFile,
     NameReference,
     Position,
     PythonModule,
+    QuotedMarker,
     ReadGate,
+    Registry,
     Skill,
     SkillMatrix,
     SkillTree,
@@ -136,6 +140,7 @@ def build_facts(config: Config, discovered: Discovered | None = None) -> Facts:
             registry, agents.values(), all_agents, settings["read-gate-tag"], legacy_tags
         ),
     )
+    occurrences, agent_mentions = _occurrences(registry, all_agents, consumers, quoted, settings)
     gates_by_path: dict[str, list[ReadGate]] = {}
     legacy_by_path: dict[str, list[ReadGate]] = {}
     for gate in gates:
@@ -259,7 +264,28 @@ def build_facts(config: Config, discovered: Discovered | None = None) -> Facts:
         name_references=references,
         citations=citations,
         python_modules=modules,
+        occurrences=occurrences,
+        agent_mentions=agent_mentions,
     )
+
+
+def _occurrences(
+    registry: Registry | None,
+    agents: list[Agent],
+    consumers: dict[str, Consumer],
+    quoted: list[QuotedMarker],
+    settings: dict[str, Any],
+) -> tuple[MarkerOccurrences, dict[str, frozenset[str]]]:
+    """Where consumers contain the tree's markers, and which declared markers and read tags
+    each agent names."""
+    from drift_check.scanners.occurrences import agent_mentions, find_occurrences, searched_texts
+
+    quotes = (q.text for q in quoted)
+    shape = re.compile(settings["marker-shape"])
+    texts = searched_texts(registry, agents, quotes, shape, settings["marker-max-length"])
+    declared = {m.text for row in registry.rows for m in row.markers} if registry else set()
+    tags = {t for t in (settings["read-gate-tag"], *settings["legacy-read-tags"]) if t}
+    return find_occurrences(consumers, texts), agent_mentions(agents, sorted(declared | tags))
 
 
 def _contracts_by_name(

@@ -17,7 +17,13 @@ from drift_check.facts import (
 )
 from drift_check.scanners.files import Repo, matches
 from drift_check.scanners.frontmatter import frontmatter_names, read_frontmatter, split_entries
-from drift_check.scanners.markdown import Cursor, MarkdownScan, scan, unclosed_fence_problem
+from drift_check.scanners.markdown import (
+    Cursor,
+    HeadingLine,
+    MarkdownScan,
+    scan,
+    unclosed_fence_problem,
+)
 
 _INCLUDE = re.compile(r"@([~$\w.][^\s`'\"()<>\[\]{}|,;*]*)")
 # Punctuation that ends a sentence, not a path: stripped from the end of an include token
@@ -92,7 +98,7 @@ class HeadingCache:
     include them."""
 
     def __init__(self) -> None:
-        self.by_path: dict[str, list[tuple[str, Position]]] = {}
+        self.by_path: dict[str, list[tuple[str, Position, int]]] = {}
 
 
 def scan_agent(
@@ -117,7 +123,8 @@ def scan_agent(
     # once, for the fences, the headings in them, links and mentions alike
     markdown = scan(source.text, fenced_only=True)
     emissions = [
-        Emission(name, text, pos, None) for text, pos in _fenced(source, problems, cache, markdown)
+        Emission(name, text, pos, None, column)
+        for text, pos, column in _fenced(source, problems, cache, markdown)
     ]
     texts = [source.text]
     includes = find_includes(source, repo, prefixes)
@@ -146,7 +153,8 @@ def scan_agent(
         texts.append(included.text)
         via = f"Read `{inc.token}`" if inc.read_mention else f"@{inc.token}"
         emissions.extend(
-            Emission(name, text, pos, via) for text, pos in _fenced(included, problems, cache)
+            Emission(name, text, pos, via, column)
+            for text, pos, column in _fenced(included, problems, cache)
         )
     return Agent(
         name=name,
@@ -172,9 +180,9 @@ def _fenced(
     problems: list[InputProblem],
     cache: HeadingCache,
     markdown: MarkdownScan | None = None,
-) -> list[tuple[str, Position]]:
-    """The headings inside fenced blocks of `source` (whose scan the caller may have); an
-    unclosed fence is reported once."""
+) -> list[tuple[str, Position, int]]:
+    """The headings inside fenced blocks of `source` (whose scan the caller may have), each
+    with the column its text starts at; an unclosed fence is reported once."""
     found = cache.by_path.get(source.path)
     if found is not None:
         return found
@@ -182,9 +190,19 @@ def _fenced(
     problem = unclosed_fence_problem(source.path, md, markers=True)
     if problem is not None:
         problems.append(problem)
-    found = [(h.text, Position(source.path, h.line, h.column)) for h in md.headings if h.in_fence]
+    found = [
+        (h.text, Position(source.path, h.line, h.column), _text_column(source, h))
+        for h in md.headings
+        if h.in_fence
+    ]
     cache.by_path[source.path] = found
     return found
+
+
+def _text_column(source: Source, heading: HeadingLine) -> int:
+    """Where a heading's text starts on its line (after the `#` run); 0 if not found."""
+    i = source.line_text(heading.line).find(heading.text, heading.column - 1)
+    return i + 1 if i >= 0 else 0
 
 
 def _links(source: Source, settings: dict[str, Any], markdown: MarkdownScan) -> tuple[Link, ...]:

@@ -83,7 +83,7 @@ def find_references(
         source = repo.read(citation.target)
         if citation.expects and source is not None:
             held = cited_lines(source, citation.line, citation.end_line)
-            citation = citation._replace(held=held)
+            citation = citation._replace(holds=_names(held, citation.expects))
         kept.append(citation)
     return tuple(references), tuple(kept), modules
 
@@ -308,6 +308,12 @@ def _assigned(target: ast.AST) -> list[str]:
     if isinstance(target, (ast.Tuple, ast.List)):
         return [n for elt in target.elts for n in _assigned(elt)]
     return []
+
+
+def _names(text: str, expected: str) -> bool:
+    """`text` holds the last part of the dotted name `expected`, as a whole word."""
+    name = expected.rsplit(".", 1)[-1]
+    return re.search(r"(?<![\w])" + re.escape(name) + r"(?![\w])", text) is not None
 
 
 def cited_lines(source: Source, first: int, last: int) -> str:

@@ -1,0 +1,117 @@
+"""Where consumers contain marker texts, and which markers and tags agents' texts name: the
+searches the consumer and contract rules answer from, made once at scan time."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from drift_check.facts import (
+    Agent,
+    Consumer,
+    MarkerOccurrences,
+    Occurrence,
+    Position,
+    Registry,
+)
+
+
+def searched_texts(
+    registry: Registry | None,
+    agents: Iterable[Agent],
+    quoted: Iterable[str],
+    shape: re.Pattern[str],
+    max_length: int,
+) -> list[str]:
+    """What the rules and the graph ask consumers about: every declared marker, every
+    quoted token, and every marker-shaped fenced heading an agent emits (a marker a fix
+    would declare; any other heading a fix declares is quoted by some caller)."""
+    texts = {m.text for row in registry.rows for m in row.markers} if registry else set()
+    texts.update(quoted)
+    texts.update(
+        e.text
+        for a in agents
+        for e in a.emissions
+        if len(e.text) <= max_length and shape.match(e.text)
+    )
+    texts.discard("")
+    return sorted(texts)
+
+
+def _fold(text: str) -> bytes:
+    """`text` as UTF-8 with ASCII letters lowered: much cheaper than str.lower() on
+    non-ASCII text, and enough for markers, whose consumers differ from them in ASCII case."""
+    return text.encode().lower()
+
+
+def find_occurrences(consumers: dict[str, Consumer], texts: list[str]) -> MarkerOccurrences:
+    """For each text, the consumers that contain it exactly, and those that contain it
+    ignoring case, each with where it first occurs, sorted by path.
+
+    One multi-pattern (Aho-Corasick) pass over the case-folded text of every consumer, so the
+    cost grows with the text, not with texts times files; exact case is checked at each
+    hit. The automaton runs over the folded UTF-8 bytes seen as Latin-1 text, one character
+    per byte, so hit offsets are byte offsets.
+    """
+    exact: dict[str, list[Occurrence]] = {}
+    folded: dict[str, list[Occurrence]] = {}
+    if not texts or not consumers:
+        return MarkerOccurrences({}, {})
+    import ahocorasick  # type: ignore[import-not-found,import-untyped,unused-ignore]
+
+    groups: dict[bytes, list[tuple[str, bytes]]] = {}
+    for text in texts:
+        groups.setdefault(_fold(text), []).append((text, text.encode()))
+    automaton = ahocorasick.Automaton()
+    for key, group in groups.items():
+        automaton.add_word(key.decode("latin-1"), (len(key), group))
+    automaton.make_automaton()
+    for path in sorted(consumers):
+        consumer = consumers[path]
+        first_exact: dict[str, Position] = {}
+        first_folded: dict[str, tuple[Position, str]] = {}
+        pieces = (
+            [(consumer.source.text, None)]
+            if consumer.literals is None
+            else [(lit.value, lit.position) for lit in consumer.literals]
+        )
+        for piece, literal_at in pieces:
+            data = piece.encode()
+            ascii_only = len(data) == len(piece)  # byte offsets are character offsets
+            for end, (size, group) in automaton.iter(data.lower().decode("latin-1")):
+                start = end - size + 1
+                for text, raw in group:
+                    if text in first_exact:
+                        continue  # found exactly, so found ignoring case before or here
+                    is_exact = data[start : end + 1] == raw
+                    if not is_exact and text in first_folded:
+                        continue
+                    pos = literal_at or consumer.source.position(
+                        start if ascii_only else len(data[:start].decode("utf-8", "replace"))
+                    )
+                    if text not in first_folded:
+                        written = data[start : end + 1].decode("utf-8", "replace")
+                        first_folded[text] = (pos, written)
+                    if is_exact:
+                        first_exact[text] = pos
+        for text, pos in first_exact.items():
+            exact.setdefault(text, []).append(Occurrence(path, pos, text))
+        for text, (pos, written) in first_folded.items():
+            folded.setdefault(text, []).append(Occurrence(path, pos, written))
+    return MarkerOccurrences(
+        {t: tuple(found) for t, found in exact.items()},
+        {t: tuple(found) for t, found in folded.items()},
+    )
+
+
+def agent_mentions(agents: Iterable[Agent], texts: list[str]) -> dict[str, frozenset[str]]:
+    """For each agent file, which of `texts` (declared markers, read tags) its text or the
+    documents it includes contain, anywhere."""
+    out: dict[str, frozenset[str]] = {}
+    for agent in agents:
+        if agent.path in out:
+            continue
+        found = frozenset(t for t in texts if any(t in body for body in agent.texts))
+        if found:
+            out[agent.path] = found
+    return out
