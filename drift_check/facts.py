@@ -8,7 +8,10 @@ import re
 from array import array
 from bisect import bisect_right
 from functools import total_ordering
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:  # built from the facts below, by the scan
+    from drift_check.markers import Index
 
 _NEWLINE = re.compile("\n")
 
@@ -856,8 +859,9 @@ class Citation(NamedTuple):
 
 
 class Facts(NamedTuple):
-    """Everything the rules read. `derived` is where rules memoise what they compute from
-    the facts (one per run); nothing else in here changes after the scan."""
+    """Everything the rules read. Nothing in here changes after the scan, except `derived`,
+    where the structured-contract rules keep the schema validators they compile (once per
+    run)."""
 
     root: str
     preset: str  # the pack (or `a+b` composite) the run used; "" when nothing was found
@@ -914,3 +918,7 @@ class Facts(NamedTuple):
     occurrences: MarkerOccurrences = NO_OCCURRENCES
     # agent file -> the declared markers and read tags its text or its included documents name
     agent_mentions: dict[str, frozenset[str]] = {}  # noqa: RUF012 (never mutated)
+    # the marker lookups the contract rules share (`drift_check.markers.index`)
+    marker_index: "Index | None" = None
+    registry_path: str | None = None  # the registry file found
+    core: str = ""  # `{core}` in globs: the registry file's top folder (see `settings.py`)

@@ -29,8 +29,8 @@ from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
 from drift_check.facts import Facts, Position
+from drift_check.markers import index
 from drift_check.rules.base import Finding
-from drift_check.rules.index import index
 
 NODE_KINDS = (
     "plugin",

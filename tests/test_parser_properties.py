@@ -787,7 +787,7 @@ def test_a_marker_covers_a_heading_exactly_when_the_heading_can_be_cut_to_it(
 ) -> None:
     """`covers` (is this heading that marker?) and `cuts` (which markers can this heading
     be?) are written separately, for speed; they must agree."""
-    from drift_check.rules.index import covers, cuts
+    from drift_check.markers import covers, cuts
 
     expected = heading == marker or marker in cuts(heading, len(heading))
     assert covers(marker, heading) == expected
@@ -810,13 +810,13 @@ def test_a_marker_covers_a_heading_exactly_when_the_heading_can_be_cut_to_it(
     ],
 )
 def test_what_a_declared_marker_covers(heading: str, covered: bool) -> None:
-    from drift_check.rules.index import covers
+    from drift_check.markers import covers
 
     assert covers("PLAN", heading) is covered
 
 
 def test_cutting_a_long_heading_reads_only_its_beginning() -> None:
-    from drift_check.rules.index import cuts
+    from drift_check.markers import cuts
 
     start = time.perf_counter()
     found = cuts("A" + ":" * 1_000_000, 60)

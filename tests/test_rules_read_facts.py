@@ -137,7 +137,7 @@ def test_each_kind_of_reading_is_caught(code: str, found: str) -> None:
 def test_facts_and_the_marker_grammar_are_not_reading() -> None:
     code = (
         "import re\nfrom drift_check.facts import Facts\n"
-        "from drift_check.rules.index import index\nfrom . import base\n"
+        "from drift_check.markers import index\nfrom . import base\n"
         "from drift_check.fixes.edits import replace_text\n"
         "x = row.line_text\ny = name.split(',')\nz = e.text\n"
     )

@@ -16,8 +16,6 @@ from drift_check.scanners import discover_tree
 from tests.conftest import tree_files, write_tree
 
 PACKAGE = Path(__file__).resolve().parents[1] / "drift_check"
-# derived from the scan, not configured: the registry file found and its top folder
-DERIVED = {"core", "registry-path"}
 
 
 def _code() -> str:
@@ -40,7 +38,7 @@ def test_code_reads_only_declared_settings_and_never_with_a_fallback() -> None:
     code = _code()
     read = set(re.findall(r"settings\[\"([a-z-]+)\"\]", code))
     read |= set(re.findall(r"\bglobs\(\"([a-z-]+)\"\)", code))
-    assert read - DERIVED <= set(schema.BY_NAME), read - DERIVED - set(schema.BY_NAME)
+    assert read <= set(schema.BY_NAME), read - set(schema.BY_NAME)
     assert not re.findall(r"settings\.get\(", code)  # a default lives in the schema only
 
 

@@ -46,7 +46,7 @@ def as_dict(report: Report) -> dict[str, Any]:
         "tool": {"name": "drift-check", "version": __version__},
         "root": report.config.root,
         "preset": report.facts.preset,
-        "registry": facts.settings["registry-path"],
+        "registry": facts.registry_path,
         "summary": {
             "findings": len(findings),
             "by_code": dict(sorted(Counter(f.code for f in report.findings).items())),

@@ -6,8 +6,8 @@ from collections.abc import Iterator
 
 from drift_check.facts import Agent, Facts, Occurrence, QuotedMarker, RegistryRow
 from drift_check.fixes.edits import drop_cited, replace_text, rewrite_consumed_by
+from drift_check.markers import index, is_sentinel
 from drift_check.rules.base import Fix, Hit, rule
-from drift_check.rules.index import index, is_sentinel
 
 
 @rule(
@@ -28,15 +28,15 @@ def marker_without_consumer(facts: Facts) -> Iterator[Hit]:
     it, mark it `(unconsumed: reason)` if it is display-only, or change the row's Kind.
     """
     ix = index(facts)
-    for row, agent in ix.checked_rows(facts):
+    for row, agent in ix.checked_rows():
         if not is_sentinel(row):
             continue
         for m in row.markers:
             if m.unconsumed or not ix.emits(agent, m.text):
                 continue
-            if ix.consumers_of(facts, m.text, agent.name):
+            if ix.consumers_of(m.text, agent.name):
                 continue
-            if ix.case_only_consumer(facts, m.text, agent.name) is None:
+            if ix.case_only_consumer(m.text, agent.name) is None:
                 yield Hit(
                     m.position,
                     f"`{m.text}` from `{row.agent}` is consumed by no file; add the branch that"
@@ -65,15 +65,15 @@ def consumer_matches_case_only(facts: Facts) -> Iterator[Hit]:
     the marker and its registry entry to match.
     """
     ix = index(facts)
-    for row, agent in ix.checked_rows(facts):
+    for row, agent in ix.checked_rows():
         if not is_sentinel(row):
             continue
         for m in row.markers:
             if m.unconsumed or not ix.emits(agent, m.text):
                 continue
-            if ix.consumers_of(facts, m.text, agent.name):
+            if ix.consumers_of(m.text, agent.name):
                 continue
-            where = ix.case_only_consumer(facts, m.text, agent.name)
+            where = ix.case_only_consumer(m.text, agent.name)
             if where is not None:
                 yield Hit(
                     m.position,
@@ -104,14 +104,14 @@ def consumed_by_cites_no_consumer(facts: Facts) -> Iterator[Hit]:
     wrong files. Cite the files that really match the marker.
     """
     ix = index(facts)
-    for row, agent in ix.checked_rows(facts):
+    for row, agent in ix.checked_rows():
         cited = {c.path for c in row.consumed_by}
         if not is_sentinel(row) or not cited:
             continue
         for m in row.markers:
             if m.unconsumed or not ix.emits(agent, m.text):
                 continue
-            found = ix.consumers_of(facts, m.text, agent.name)
+            found = ix.consumers_of(m.text, agent.name)
             if found and not cited.intersection(o.path for o in found):
                 real = ", ".join(f"`{o.path}`" for o in found[:3])
                 yield Hit(
@@ -144,7 +144,7 @@ def consumed_by_entry_unused(facts: Facts) -> Iterator[Hit]:
     Remove the entry, or add the match it is cited for.
     """
     ix = index(facts)
-    for row, agent in ix.checked_rows(facts):
+    for row, agent in ix.checked_rows():
         if not is_sentinel(row):
             continue
         markers = [m.text for m in row.markers if ix.emits(agent, m.text)]
@@ -153,10 +153,10 @@ def consumed_by_entry_unused(facts: Facts) -> Iterator[Hit]:
         for cited in row.consumed_by:
             if cited.path not in facts.consumers or cited.path == agent.path:
                 continue
-            if not any(ix.contains(facts, cited.path, m) for m in markers):
+            if not any(ix.contains(cited.path, m) for m in markers):
                 # a file that still matches a marker of the row (one the agent does not
                 # show: DC201 reports that) is cited for a reason: it stays
-                keeps = any(ix.contains(facts, cited.path, m.text) for m in row.markers)
+                keeps = any(ix.contains(cited.path, m.text) for m in row.markers)
                 yield Hit(
                     cited.position,
                     f"`{cited.path}` is cited as a consumer of `{row.agent}` but contains none"
@@ -229,7 +229,7 @@ def quoted_marker_undeclared(facts: Facts) -> Iterator[Hit]:
 def _near_miss_hint(facts: Facts, q: QuotedMarker) -> str:
     """The end of a DC305 message: the marker an agent does emit that the quote most likely
     meant (see `Index.near_miss`), if there is one."""
-    found = index(facts).near_miss(facts, q.text, q.dispatched_agent)
+    found = index(facts).near_miss(q.text, q.dispatched_agent)
     if found is None:
         return ""
     marker, paths = found
@@ -344,9 +344,9 @@ def _row_consumers(facts: Facts, row: RegistryRow, agent: Agent) -> list[str]:
         o.path
         for m in row.markers
         if not m.unconsumed and ix.emits(agent, m.text)
-        for o in ix.consumers_of(facts, m.text, agent.name)
+        for o in ix.consumers_of(m.text, agent.name)
     }
     for cited in row.consumed_by:
-        if any(ix.contains(facts, cited.path, m.text) for m in row.markers):
+        if any(ix.contains(cited.path, m.text) for m in row.markers):
             paths.add(cited.path)
     return sorted(paths)

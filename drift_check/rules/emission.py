@@ -6,8 +6,8 @@ from collections.abc import Iterator
 
 from drift_check.facts import Agent, Emission, Facts
 from drift_check.fixes.edits import add_to_row, remove_from_row, replace_text
+from drift_check.markers import NON_SENTINEL, covers, index
 from drift_check.rules.base import Hit, rule
-from drift_check.rules.index import NON_SENTINEL, covers, index
 
 
 def _where(e: Emission) -> str:
@@ -55,7 +55,7 @@ def declared_marker_not_emitted(facts: Facts) -> Iterator[Hit]:
     agent's return template, or remove it from the row.
     """
     ix = index(facts)
-    for row, agent in ix.checked_rows(facts):
+    for row, agent in ix.checked_rows():
         for m in row.markers:
             if not ix.emits(agent, m.text):
                 yield Hit(
@@ -67,7 +67,7 @@ def declared_marker_not_emitted(facts: Facts) -> Iterator[Hit]:
                     marker=m.text,
                     # an agent that names the marker outside a fence may be meant to return
                     # it: whether to fence it there or drop it from the row is a person's call
-                    fix=None if ix.names(facts, agent, m.text) else remove_from_row(row, m),
+                    fix=None if ix.names(agent, m.text) else remove_from_row(row, m),
                 )
 
 
@@ -107,10 +107,10 @@ def emitted_marker_not_declared(facts: Facts) -> Iterator[Hit]:
     """
     ix = index(facts)
     ignored = set(facts.settings["non-agent-tokens"])
-    for row, agent in ix.checked_rows(facts):
+    for row, agent in ix.checked_rows():
         if row.kind in NON_SENTINEL:
             continue
-        matched = ix.matched_on(facts, agent.name, set(row.all_marker_texts))
+        matched = ix.matched_on(agent.name, set(row.all_marker_texts))
         found: list[tuple[str, Emission, str]] = []
         for text, e in _first_emissions(agent).items():
             if text in ignored or ix.declared_covering(text):
@@ -123,7 +123,7 @@ def emitted_marker_not_declared(facts: Facts) -> Iterator[Hit]:
             found.append((text, e, callers[0] if callers else text))  # what every caller matches
         if not found:
             continue
-        consumers, case_only = ix.would_consume(facts, [d for _, _, d in found], agent.name)
+        consumers, case_only = ix.would_consume([d for _, _, d in found], agent.name)
         declares = {d for _, _, d in found}
         offered: set[str] = set()
         for text, e, declare in found:
@@ -184,11 +184,11 @@ def vestigial_marker(facts: Facts) -> Iterator[Hit]:
     """
     ix = index(facts)
     ignored = set(facts.settings["non-agent-tokens"])
-    for row, agent in ix.checked_rows(facts):
+    for row, agent in ix.checked_rows():
         if row.kind not in NON_SENTINEL:
             continue
         kept = {m.text for m in row.markers if m.unconsumed}
-        matched = ix.matched_on(facts, agent.name, set(row.all_marker_texts))
+        matched = ix.matched_on(agent.name, set(row.all_marker_texts))
         for text, e in _first_emissions(agent).items():
             if text in ignored or any(covers(k, text) for k in kept):
                 continue
@@ -281,7 +281,7 @@ def emits_another_rows_marker(facts: Facts) -> Iterator[Hit]:
     marker to this agent's row too (it is then a co-producer), or remove the heading.
     """
     ix = index(facts)
-    for row, agent in ix.checked_rows(facts):
+    for row, agent in ix.checked_rows():
         if row.kind in NON_SENTINEL:
             continue  # DC203 reports every declared marker such an agent emits
         own = set(row.all_marker_texts)
@@ -326,7 +326,7 @@ def kind_contradicts_tools(facts: Facts) -> Iterator[Hit]:
     """
     write_tools = list(facts.settings["write-tools"])
     able = set(write_tools) | set(facts.settings["shell-tools"])
-    for row, agent in index(facts).checked_rows(facts):
+    for row, agent in index(facts).checked_rows():
         if row.kind != "artifact+query" or agent.tools is None or row.kind_position is None:
             continue
         if not able.intersection(_tool_name(t) for t in agent.tools):

@@ -27,16 +27,22 @@ def _exists(facts: Facts, path: str) -> bool:
     return path in facts.existing_paths or path in facts.existing_dirs
 
 
-def _other_case(facts: Facts, path: str) -> str | None:
-    """The file or folder whose path differs from `path` only by case, if there is one."""
-    folded = facts.derived.get("folded-paths")
-    if folded is None:
-        folded = {}
-        for known in sorted(facts.existing_paths | facts.existing_dirs):
-            folded.setdefault(known.lower(), known)
-        facts.derived["folded-paths"] = folded
-    found = folded.get(path.lower())
-    return found if found != path else None
+class _Cases:
+    """The tree's files and folders by their lower-case path, gathered on the first
+    question (most runs ask none): one per check."""
+
+    def __init__(self, facts: Facts) -> None:
+        self.facts = facts
+        self.folded: dict[str, str] | None = None
+
+    def other(self, path: str) -> str | None:
+        """The file or folder whose path differs from `path` only by case, if there is one."""
+        if self.folded is None:
+            self.folded = {}
+            for known in sorted(self.facts.existing_paths | self.facts.existing_dirs):
+                self.folded.setdefault(known.lower(), known)
+        found = self.folded.get(path.lower())
+        return found if found != path else None
 
 
 _CASE_ONLY = "the names differ only by case, which works on macOS and Windows but not on Linux"
@@ -68,12 +74,13 @@ def broken_link(facts: Facts) -> Iterator[Hit]:
     `[thumbnail](thumbnail_url)`, `path/to/file.md`, `YYYY-MM-DD`) are not links.
     Memory files are the pack's `memory-files` (`CLAUDE.md`, `AGENTS.md`, ...).
     """
+    cases = _Cases(facts)
     for link, path in _links(facts):
         if _is_mention(link, facts) or link.resolved is None or link.resolved == path:
             continue
         if link.resolved in facts.existing_paths or _is_dir(facts, link.resolved):
             continue
-        cased = _other_case(facts, link.resolved.rstrip("/"))
+        cased = cases.other(link.resolved.rstrip("/"))
         if cased is not None:
             yield Hit(
                 link.position,
@@ -200,12 +207,13 @@ def unresolved_memory_import(facts: Facts) -> Iterator[Hit]:
     starts with `./` or `../` or ends in a file extension (so `@username` and `@types/node`
     are not). Memory files are the pack's `memory-files`.
     """
+    cases = _Cases(facts)
     for path in sorted(facts.memory_files):
         for imported in facts.memory_files[path].imports:
             target = imported.resolved
             if target is None or _exists(facts, target):
                 continue
-            cased = _other_case(facts, target)
+            cased = cases.other(target)
             if cased is not None:
                 yield Hit(
                     imported.position,
@@ -310,6 +318,7 @@ def missing_bundled_file(facts: Facts) -> Iterator[Hit]:
     count: dict[tuple[str, str], int] = {}
     # a file often names one path many times: each is judged once per file
     judged: dict[tuple[object, ...], tuple[str, Hit] | None] = {}
+    cases = _Cases(facts)
     for mention, base, where, plugin in _bundles(facts):
         file = mention.position.path
         same = (file, mention.path, mention.kind, mention.bare, mention.here, base, plugin)
@@ -322,15 +331,15 @@ def missing_bundled_file(facts: Facts) -> Iterator[Hit]:
         if mention.kind in _VARIABLES:
             root = base if mention.kind == "skill-dir" else plugin
             if root is not None:
-                found = _check_strict(facts, mention, root, f"{_VARIABLES[mention.kind]}/")
+                found = _check_strict(facts, cases, mention, root, f"{_VARIABLES[mention.kind]}/")
         elif mention.kind == "license":
             roots = (base, plugin, "")
             if not any(
                 _exists(facts, _join(r, mention.path) or "") for r in roots if r is not None
             ):
-                found = _check_strict(facts, mention, base, "")
+                found = _check_strict(facts, cases, mention, base, "")
         else:
-            found = _check_text(facts, mention, base, where, plugin)
+            found = _check_text(facts, cases, mention, base, where, plugin)
         judged[same] = found
         if found is not None:
             key = (mention.position.path, found[0])
@@ -341,13 +350,15 @@ def missing_bundled_file(facts: Facts) -> Iterator[Hit]:
         yield hit._replace(message=hit.message + times)
 
 
-def _check_strict(facts: Facts, mention: Mention, base: str, prefix: str) -> tuple[str, Hit] | None:
+def _check_strict(
+    facts: Facts, cases: _Cases, mention: Mention, base: str, prefix: str
+) -> tuple[str, Hit] | None:
     """The missing path and its finding, for a path that must be in `base`."""
     target = _join(base, mention.path)
     if target is None or _exists(facts, target):
         return None
     written = f"`{prefix}{mention.path}`"
-    cased = _other_case(facts, target)
+    cased = cases.other(target)
     if cased is not None:
         message = (
             f"{written} names `{target}`, but the file is `{cased}`: {_CASE_ONLY}; match the case"
@@ -365,7 +376,7 @@ def _check_strict(facts: Facts, mention: Mention, base: str, prefix: str) -> tup
 
 
 def _check_text(
-    facts: Facts, mention: Mention, base: str, where: str, plugin: str | None
+    facts: Facts, cases: _Cases, mention: Mention, base: str, where: str, plugin: str | None
 ) -> tuple[str, Hit] | None:
     """The missing path and its finding, for a path written in plain text: only where the
     text must mean the bundle (see `missing_bundled_file`)."""
@@ -377,7 +388,7 @@ def _check_text(
         found = _join(other, mention.path) if other is not None else None
         if found is not None and _exists(facts, found):
             return None
-    cased = _other_case(facts, target)
+    cased = cases.other(target)
     if cased is not None:
         message = (
             f"`{mention.path}` names `{target}`, but the file is `{cased}`: {_CASE_ONLY};"

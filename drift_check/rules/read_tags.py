@@ -8,8 +8,8 @@ from typing import NamedTuple
 from drift_check.facts import Facts, ReadGate
 from drift_check.fixes.edits import rename_tag
 from drift_check.fixes.model import Applicability, Fix
+from drift_check.markers import index
 from drift_check.rules.base import Hit, rule
-from drift_check.rules.index import index
 
 
 @rule(
@@ -50,12 +50,12 @@ def legacy_read_tag(facts: Facts) -> Iterator[Hit]:
     if not gate or not facts.legacy_reads:
         return
     ix = index(facts)
-    if not any(ix.names(facts, a, gate) for a in facts.all_agents):
+    if not any(ix.names(a, gate) for a in facts.all_agents):
         return  # the tree never moved to the gate tag: the old one is its contract
 
     def reads_tag(name: str, tag: str) -> bool:
         agent = facts.agents.get(name)
-        return agent is not None and ix.names(facts, agent, tag)
+        return agent is not None and ix.names(agent, tag)
 
     citing: dict[str, set[str]] = {}
     for row in ix.rows:
@@ -132,7 +132,7 @@ def _documents(facts: Facts, gate: str) -> list[_Document]:
     for path in sorted(facts.reference_reads):
         readers = [a for a in facts.all_agents if any(i.resolved == path for i in a.includes)]
         names = tuple(sorted({a.name for a in readers}))
-        gated = all(index(facts).names(facts, a, gate) for a in readers)
+        gated = all(index(facts).names(a, gate) for a in readers)
         for tag in sorted({r.tag for r in facts.reference_reads[path]}):
             out.append(_Document(path, tag, names, gated))
     return out
@@ -197,8 +197,8 @@ def read_gate_missing(facts: Facts) -> Iterator[Hit]:
     if not gate:
         return
     ix = index(facts)
-    for row, agent in ix.checked_rows(facts):
-        if ix.names(facts, agent, gate):
+    for row, agent in ix.checked_rows():
+        if ix.names(agent, gate):
             continue
         for cited in row.consumed_by:
             sent = [

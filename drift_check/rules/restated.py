@@ -23,17 +23,14 @@ def _stem(agent: Agent) -> str:
 def _matrix_agents(facts: Facts) -> dict[str, Agent]:
     """The agents a matrix row may name: by file stem, else by frontmatter `name` (plugin
     agents are often named unlike their files)."""
-    found = facts.derived.get("matrix-agents")
-    if found is None:
-        found = {}
-        ordered = sorted(facts.all_agents, key=lambda a: a.path)
-        for agent in ordered:
-            found.setdefault(_stem(agent), agent)
-        for agent in ordered:
-            name = (agent.frontmatter or {}).get("name")
-            if isinstance(name, str) and name.strip():
-                found.setdefault(name.strip(), agent)
-        facts.derived["matrix-agents"] = found
+    found: dict[str, Agent] = {}
+    ordered = sorted(facts.all_agents, key=lambda a: a.path)
+    for agent in ordered:
+        found.setdefault(_stem(agent), agent)
+    for agent in ordered:
+        name = (agent.frontmatter or {}).get("name")
+        if isinstance(name, str) and name.strip():
+            found.setdefault(name.strip(), agent)
     return found
 
 

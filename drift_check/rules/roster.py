@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from drift_check.facts import Agent, Facts, Position
 from drift_check.fixes.edits import add_row
 from drift_check.fixes.model import Fix
+from drift_check.markers import KINDS, covers, index
 from drift_check.rules.base import Hit, rule
-from drift_check.rules.index import KINDS, covers, index
 
 
 @rule(
@@ -239,5 +239,5 @@ def _new_row_fix(facts: Facts, agent: Agent) -> Fix | None:
         if ix.marker_shaped(e.text) and e.text not in shown:
             shown.append(e.text)
     markers = [m for m in shown if not any(o != m and covers(o, m) for o in shown)]
-    consumers, _ = ix.would_consume(facts, markers, agent.name) if markers else ({}, set())
+    consumers, _ = ix.would_consume(markers, agent.name) if markers else ({}, set())
     return add_row(facts, agent, markers, consumers)

@@ -34,6 +34,7 @@ from drift_check.facts import (
     UndeclaredAgent,
     Vocabulary,
 )
+from drift_check.markers import build_index
 from drift_check.scanners.agents import HeadingCache, scan_agent
 from drift_check.scanners.consumers import python_literals_read, scan_consumers, settings_globs
 from drift_check.scanners.files import Limits, Repo, glob_pattern, matches
@@ -221,7 +222,7 @@ def build_facts(config: Config, discovered: Discovered | None = None) -> Facts:
         consumers=consumers,
         quoted_markers=tuple(quoted),
         problems=tuple(problems),
-        settings={**settings, "core": core, "registry-path": registry_path},
+        settings=settings,
         existing_paths=repo.existing(),
         existing_dirs=_folders(repo.existing()),
         agent_names=frozenset(
@@ -266,6 +267,11 @@ def build_facts(config: Config, discovered: Discovered | None = None) -> Facts:
         python_modules=modules,
         occurrences=occurrences,
         agent_mentions=agent_mentions,
+        registry_path=registry_path,
+        core=core,
+        marker_index=build_index(
+            registry, agents, tuple(quoted), occurrences, agent_mentions, settings
+        ),
     )
 
 

@@ -1,11 +1,21 @@
-"""Derived lookups over the facts, computed once per run and shared by the rules."""
+"""The marker grammar (where a marker can end inside a heading, how near two markers are),
+and the marker lookups the contract rules and the graph share, built once by the scan."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Any
 
-from drift_check.facts import Agent, Facts, Occurrence, RegistryRow
+from drift_check.facts import (
+    Agent,
+    Facts,
+    MarkerOccurrences,
+    Occurrence,
+    QuotedMarker,
+    Registry,
+    RegistryRow,
+)
 
 KINDS = ("sentinel-match", "artifact+query", "structured-return")
 NON_SENTINEL = ("artifact+query", "structured-return")
@@ -97,25 +107,44 @@ def near_miss_tier(quote: list[str], marker: list[str]) -> int | None:
 
 
 class Index:
-    """Lookups over the facts that several rules share, built once per run."""
+    """Lookups over the registry, the agents, the quoted markers and the consumer
+    occurrences that several rules share: every table is built once, by `build_index`."""
 
     def __init__(
         self,
-        rows: tuple[RegistryRow, ...],
-        row_of: dict[str, RegistryRow],
-        declared: dict[str, set[str]],
-        emitters: dict[str, set[str]],
+        registry: Registry | None,
+        agents: dict[str, Agent],
+        quoted: tuple[QuotedMarker, ...],
+        occurrences: MarkerOccurrences,
+        agent_mentions: dict[str, frozenset[str]],
         shape: re.Pattern[str],
         max_length: int,
     ) -> None:
-        self.rows = rows
-        self.row_of = row_of  # the first row per agent
-        self.declared = declared  # marker -> agents whose rows declare it
-        self.emitters = emitters  # fenced heading text -> agents that emit it
+        self.rows = registry.rows if registry else ()
+        self.row_of: dict[str, RegistryRow] = {}  # the first row per agent
+        self.declared: dict[str, set[str]] = {}  # marker -> agents whose rows declare it
+        for row in self.rows:
+            self.row_of.setdefault(row.agent, row)
+            for m in row.markers:
+                self.declared.setdefault(m.text, set()).add(row.agent)
+        self.emitters: dict[str, set[str]] = {}  # fenced heading text -> agents that emit it
+        for agent in agents.values():
+            for e in agent.emissions:
+                self.emitters.setdefault(e.text, set()).add(agent.name)
+        self.agents = agents
+        self.occurrences = occurrences
+        self.agent_mentions = agent_mentions
         self.shape = shape
         self.max_length = max_length
-        self._cache: dict[str, Any] = {}
-        self._declared_limit = max(map(len, declared), default=0)
+        self._declared_limit = max(map(len, self.declared), default=0)
+        self._by_lower: dict[str, list[str]] = {}
+        for d in sorted(self.declared):
+            self._by_lower.setdefault(d.lower(), []).append(d)
+        self._declared_cuts = {c for d in self.declared for c in cuts(d, self._declared_limit)}
+        self._emitted_cuts = {c for e in self.emitters for c in cuts(e, max_length)}
+        self._emitted_words = _emitted_words(agents.values(), max_length)
+        self._containing = {(o.path, t) for t, found in occurrences.exact.items() for o in found}
+        self._dispatched, self._neighbours = _quotes(quoted)
 
     def declared_covering(self, text: str) -> list[str]:
         """The declared markers `text` is or carries (see `covers`), longest first."""
@@ -127,21 +156,16 @@ class Index:
     def case_variant(self, text: str) -> tuple[str, list[str]] | None:
         """The part of `text` (all of it, or a beginning as in `cuts`) that differs only by
         case from declared markers, and those markers; None when no part does."""
-        if "by-lower" not in self._cache:
-            by_lower: dict[str, list[str]] = {}
-            for d in sorted(self.declared):
-                by_lower.setdefault(d.lower(), []).append(d)
-            self._cache["by-lower"] = by_lower
         for part in [text, *reversed(cuts(text, self._declared_limit))]:
-            found = self._cache["by-lower"].get(part.lower())
+            found = self._by_lower.get(part.lower())
             if found and part not in self.declared:
                 return part, found
         return None
 
-    def names(self, facts: Facts, agent: Agent, text: str) -> bool:
+    def names(self, agent: Agent, text: str) -> bool:
         """`agent`'s text, or a document it includes, contains the declared marker or read
         tag `text` anywhere (a fence or not)."""
-        return text in facts.agent_mentions.get(agent.path, ())
+        return text in self.agent_mentions.get(agent.path, ())
 
     def emits(self, agent: Agent, marker: str) -> bool:
         """`agent` emits `marker` exactly, or a heading that carries it (see `covers`)."""
@@ -150,39 +174,19 @@ class Index:
     def quotes_declared(self, text: str) -> bool:
         """A quoted `## text` matches a declared marker: it is one, carries one, or is the
         beginning of one (a caller matching `## ⚠ Source Audit` on `⚠ Source Audit: ...`)."""
-        if "declared-cuts" not in self._cache:
-            self._cache["declared-cuts"] = {
-                c for d in self.declared for c in cuts(d, self._declared_limit)
-            }
-        return bool(self.declared_covering(text)) or text in self._cache["declared-cuts"]
+        return bool(self.declared_covering(text)) or text in self._declared_cuts
 
     def quotes_emitted(self, text: str) -> bool:
         """A quoted `## text` matches some agent's fenced heading: it is one, or the
         beginning of one (see `covers`)."""
-        if "emitted-cuts" not in self._cache:
-            self._cache["emitted-cuts"] = {
-                c for e in self.emitters for c in cuts(e, self.max_length)
-            }
-        return text in self.emitters or text in self._cache["emitted-cuts"]
+        return text in self.emitters or text in self._emitted_cuts
 
-    def near_miss(
-        self, facts: Facts, text: str, agent: str | None = None
-    ) -> tuple[str, list[str]] | None:
+    def near_miss(self, text: str, agent: str | None = None) -> tuple[str, list[str]] | None:
         """The one marker some agent emits that a quoted `## text` most likely meant (see
         `near_miss_tier`; a heading's beginning, as in `cuts`, counts), and the files that
         emit it. The agent the quote's section dispatches to is asked first. None when no
         marker is that close, or when two are equally close: a guess is worse than none."""
-        if "emitted-words" not in self._cache:
-            emitted: dict[str, dict[str, set[str]]] = {}  # agent -> marker -> files
-            for a in facts.agents.values():
-                for e in a.emissions:
-                    for marker in (e.text, *cuts(e.text, self.max_length)):
-                        emitted.setdefault(a.name, {}).setdefault(marker, set()).add(a.path)
-            self._cache["emitted-words"] = {
-                name: [(m, marker_words(m), sorted(paths)) for m, paths in sorted(found.items())]
-                for name, found in emitted.items()
-            }
-        by_agent: dict[str, list[tuple[str, list[str], list[str]]]] = self._cache["emitted-words"]
+        by_agent = self._emitted_words
         words = marker_words(text)
         scopes = [[agent]] if agent in by_agent else []
         scopes.append(sorted(by_agent))
@@ -204,12 +208,12 @@ class Index:
                 return None
         return None
 
-    def checked_rows(self, facts: Facts) -> list[tuple[RegistryRow, Agent]]:
+    def checked_rows(self) -> list[tuple[RegistryRow, Agent]]:
         """Rows whose agent file exists, once per agent: the rows the contract rules check."""
         seen: set[str] = set()
         out = []
         for row in self.rows:
-            agent = facts.agents.get(row.agent)
+            agent = self.agents.get(row.agent)
             if agent is not None and row.agent not in seen:
                 seen.add(row.agent)
                 out.append((row, agent))
@@ -218,35 +222,30 @@ class Index:
     def marker_shaped(self, text: str) -> bool:
         return len(text) <= self.max_length and bool(self.shape.match(text))
 
-    def _excluded(self, facts: Facts, marker: str, producer: str) -> set[str]:
+    def _excluded(self, marker: str, producer: str) -> set[str]:
         """The producer's own file and the files of other agents that emit the marker too
         (a co-producer is not a consumer)."""
         names = set(self.emitters.get(marker, ())) | {producer}
-        return {facts.agents[a].path for a in names if a in facts.agents}
+        return {self.agents[a].path for a in names if a in self.agents}
 
-    def consumers_of(self, facts: Facts, marker: str, producer: str) -> list[Occurrence]:
+    def consumers_of(self, marker: str, producer: str) -> list[Occurrence]:
         """Files that contain the declared `marker` exactly, with the first match, by path."""
-        excluded = self._excluded(facts, marker, producer)
-        found = facts.occurrences.exact.get(marker, ())
-        return [o for o in found if o.path not in excluded]
+        excluded = self._excluded(marker, producer)
+        return [o for o in self.occurrences.exact.get(marker, ()) if o.path not in excluded]
 
-    def case_only_consumer(self, facts: Facts, marker: str, producer: str) -> Occurrence | None:
+    def case_only_consumer(self, marker: str, producer: str) -> Occurrence | None:
         """The first match of the declared `marker` ignoring (ASCII) case, outside the
         excluded files."""
-        excluded = self._excluded(facts, marker, producer)
-        found = facts.occurrences.folded.get(marker, ())
+        excluded = self._excluded(marker, producer)
+        found = self.occurrences.folded.get(marker, ())
         return next((o for o in found if o.path not in excluded), None)
 
-    def contains(self, facts: Facts, path: str, marker: str) -> bool:
+    def contains(self, path: str, marker: str) -> bool:
         """The consumer at `path` contains `marker` exactly (in a Python file, in a string)."""
-        if "containing" not in self._cache:
-            self._cache["containing"] = {
-                (o.path, text) for text, found in facts.occurrences.exact.items() for o in found
-            }
-        return (path, marker) in self._cache["containing"]
+        return (path, marker) in self._containing
 
     def would_consume(
-        self, facts: Facts, texts: list[str], producer: str
+        self, texts: list[str], producer: str
     ) -> tuple[dict[str, list[str]], set[str]]:
         """For markers not (yet) declared: the files that would consume each, as
         `consumers_of` finds them once it is declared, and those matched only ignoring case
@@ -254,66 +253,80 @@ class Index:
         paths: dict[str, list[str]] = {}
         case_only: set[str] = set()
         for text in sorted(set(texts)):
-            excluded = self._excluded(facts, text, producer)
-            exact = facts.occurrences.exact.get(text, ())
+            excluded = self._excluded(text, producer)
+            exact = self.occurrences.exact.get(text, ())
             paths[text] = [o.path for o in exact if o.path not in excluded]
-            folded = facts.occurrences.folded.get(text, ())
+            folded = self.occurrences.folded.get(text, ())
             if not paths[text] and any(o.path not in excluded for o in folded):
                 case_only.add(text)
         return paths, case_only
 
-    def matched_on(self, facts: Facts, agent: str, own: set[str]) -> set[str]:
+    def matched_on(self, agent: str, own: set[str]) -> set[str]:
         """Tokens a workflow or command matches on `agent`'s return: quoted in a section that
         dispatches to it, or in the same paragraph or list as one of its declared markers."""
-        if "quotes" not in self._cache:
-            dispatched: dict[str, set[str]] = {}
-            blocks: dict[tuple[str, int], set[str]] = {}
-            for q in facts.quoted_markers:
-                if q.dispatch_surface:
-                    if q.dispatched_agent is not None:
-                        dispatched.setdefault(q.dispatched_agent, set()).add(q.text)
-                    blocks.setdefault((q.position.path, q.block_line), set()).add(q.text)
-            neighbours: dict[str, set[str]] = {}
-            for texts in blocks.values():
-                for text in texts:
-                    neighbours.setdefault(text, set()).update(texts)
-            self._cache["quotes"] = (dispatched, neighbours)
-        dispatched, neighbours = self._cache["quotes"]
-        out = set(dispatched.get(agent, ()))
+        out = set(self._dispatched.get(agent, ()))
         for marker in own:
-            out.update(neighbours.get(marker, ()))
+            out.update(self._neighbours.get(marker, ()))
         return out
 
 
-def index(facts: Facts) -> Index:
-    """The shared lookups of this run, built on first use."""
-    found = facts.derived.get("index")
-    if found is None:
-        found = facts.derived["index"] = _build_index(facts)
-    built: Index = found
-    return built
+def _emitted_words(
+    agents: Iterable[Agent], max_length: int
+) -> dict[str, list[tuple[str, list[str], list[str]]]]:
+    """For each agent, what it emits (headings and their beginnings, as in `cuts`) with the
+    words of each (`marker_words`) and the files that emit it."""
+    emitted: dict[str, dict[str, set[str]]] = {}  # agent -> marker -> files
+    for a in agents:
+        for e in a.emissions:
+            for marker in (e.text, *cuts(e.text, max_length)):
+                emitted.setdefault(a.name, {}).setdefault(marker, set()).add(a.path)
+    return {
+        name: [(m, marker_words(m), sorted(paths)) for m, paths in sorted(found.items())]
+        for name, found in emitted.items()
+    }
 
 
-def _build_index(facts: Facts) -> Index:
-    rows = facts.registry.rows if facts.registry else ()
-    row_of: dict[str, RegistryRow] = {}
-    declared: dict[str, set[str]] = {}
-    for row in rows:
-        row_of.setdefault(row.agent, row)
-        for m in row.markers:
-            declared.setdefault(m.text, set()).add(row.agent)
-    emitters: dict[str, set[str]] = {}
-    for agent in facts.agents.values():
-        for e in agent.emissions:
-            emitters.setdefault(e.text, set()).add(agent.name)
+def _quotes(quoted: Iterable[QuotedMarker]) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+    """The tokens quoted in sections that dispatch to each agent, and for each token the
+    tokens quoted in the same paragraph or list (workflows and commands only)."""
+    dispatched: dict[str, set[str]] = {}
+    blocks: dict[tuple[str, int], set[str]] = {}
+    for q in quoted:
+        if q.dispatch_surface:
+            if q.dispatched_agent is not None:
+                dispatched.setdefault(q.dispatched_agent, set()).add(q.text)
+            blocks.setdefault((q.position.path, q.block_line), set()).add(q.text)
+    neighbours: dict[str, set[str]] = {}
+    for texts in blocks.values():
+        for text in texts:
+            neighbours.setdefault(text, set()).update(texts)
+    return dispatched, neighbours
+
+
+def build_index(
+    registry: Registry | None,
+    agents: dict[str, Agent],
+    quoted: tuple[QuotedMarker, ...],
+    occurrences: MarkerOccurrences,
+    agent_mentions: dict[str, frozenset[str]],
+    settings: dict[str, Any],
+) -> Index:
     return Index(
-        rows=rows,
-        row_of=row_of,
-        declared=declared,
-        emitters=emitters,
-        shape=re.compile(facts.settings["marker-shape"]),
-        max_length=facts.settings["marker-max-length"],
+        registry,
+        agents,
+        quoted,
+        occurrences,
+        agent_mentions,
+        re.compile(settings["marker-shape"]),
+        settings["marker-max-length"],
     )
+
+
+def index(facts: Facts) -> Index:
+    """The marker lookups of this run, built by the scan."""
+    found = facts.marker_index
+    assert isinstance(found, Index), "facts are built by drift_check.scanners.build_facts"
+    return found
 
 
 def is_sentinel(row: RegistryRow) -> bool:
