@@ -66,140 +66,339 @@ def discover_tree(config: Config, overlay: dict[str, str] | None = None) -> Disc
 
 
 def build_facts(config: Config, discovered: Discovered | None = None) -> Facts:
-    """Scan each component of the tree once into the facts the rules read."""
-    from drift_check.discovery import is_index_document
-
+    """Scan each component of the tree once into the facts the rules read: one builder per
+    component, each returning its facts and the problems it met."""
     config, repo, components, found_problems = discovered or discover_tree(config)
     settings = config.settings
     problems: list[InputProblem] = list(found_problems)
-    registry_path = next((p for p in settings["registry"] if repo.exists(p)), None)
-    registry = None
-    core = _core_folder(repo, registry_path, settings["registry"])
-    if registry_path is None and settings["registry"]:
-        problems.append(
-            InputProblem(
-                _registry_asked_at(config),
-                "registry-missing",
-                "contracts registry file not found (looked for "
-                + ", ".join(settings["registry"])
-                + "); create it or set `registry` in the config",
-            )
+    contracts = _scan_registry(config, repo)
+    problems += contracts.problems
+    core = contracts.core
+    agents = _scan_agents(repo, settings, components, contracts.registry, core)
+    problems += agents.problems
+    consumers = _scan_consumers(repo, settings, components, contracts.registry, agents, core)
+    problems += consumers.problems
+    skills = _scan_skills(repo, settings, components, core)
+    problems += skills.problems
+    problems += _unmatched(config, repo, core, components, bool(agents.all or skills.skills))
+    commands, found = _scan_commands(repo, settings, components, agents.paths, skills.paths, core)
+    problems += found
+    restated, found = _restated(repo, settings, _config_key(config, "skill-matrix"))
+    problems += found
+    memory_files, found = _memory_files(repo, components.memory_files)
+    problems += found
+    targets = _scan_link_targets(repo, agents, skills.skills, memory_files)
+    checked = {*skills.skills, *memory_files, *(a.path for a in agents.all), *agents.followed}
+    problems = _unclosed_fences(repo, problems, checked, targets.scanned)
+    reference_reads = _reference_reads(
+        repo, agents.all, set(consumers.consumers), tuple(settings["legacy-read-tags"])
+    )
+    problems += repo.problems
+    read_before = len(repo.problems)  # files first read by the scans below report too
+    # only DC901 reads them, and only where a skill matrix wires skills (it reads every
+    # Markdown file of the tree: most of the time of a large marketplace)
+    wired = bool(skills.skills and settings["skill-matrix"])
+    mentions = _mentions(repo, {s.name for s in skills.skills.values()}) if wired else {}
+    # the agents whose `name` DC602 would rewrite (the same scope as the rule): where an agent
+    # is known by its name alone, only a registry's; their old names are all worth looking up
+    if settings["agent-name-matches-file"]:
+        renamed: Iterable[Agent] = agents.all
+    else:
+        renamed = agents.agents.values() if contracts.registry is not None else ()
+    name_uses = _name_uses(repo, renamed, skills.skills.values())
+    structured, found = _scan_structured(repo, settings, components, agents.paths, skills.paths)
+    problems += found
+    by_name = _contracts_by_name(repo, settings, structured)
+    problems += repo.problems[read_before:]
+    return Facts(
+        root=config.root,
+        preset=config.preset,
+        reason=config.reason,
+        components=components,
+        registry=contracts.registry,
+        agents=agents.agents,
+        consumers=consumers.consumers,
+        quoted_markers=consumers.quoted,
+        problems=tuple(problems),
+        settings=settings,
+        existing_paths=repo.existing(),
+        existing_dirs=_folders(repo.existing()),
+        agent_names=agents.names,
+        read_gates=consumers.read_gates,
+        skills=skills.skills,
+        all_agents=agents.all,
+        frontmatter_errors=frozenset(p.position.path for p in problems if p.kind == "frontmatter"),
+        skill_dirs=frozenset(p.rsplit("/", 1)[0] for p in skills.paths),
+        anchors=targets.anchors,
+        matrix=restated[0],
+        unassigned=restated[1],
+        tree=restated[2],
+        mentions=mentions,
+        directives=_directives(repo),
+        sources=repo.sources(),
+        derived={},
+        skill_variants=skills.variants,
+        undeclared_agents=tuple(
+            UndeclaredAgent(path, manifest, line)
+            for path, manifest, line in components.undeclared_agents
+        ),
+        skill_names=skills.names,
+        commands=commands,
+        legacy_reads=consumers.legacy_reads,
+        manifests=components.manifests,  # read by discovery, whatever the preset
+        memory_files=memory_files,
+        fenced_headings=targets.fenced_headings,
+        name_uses=name_uses,
+        reference_reads=reference_reads,
+        structured=structured,
+        vocabularies=by_name.vocabularies,
+        name_references=by_name.references,
+        citations=by_name.citations,
+        python_modules=by_name.modules,
+        occurrences=consumers.occurrences,
+        agent_mentions=consumers.agent_mentions,
+        registry_path=contracts.path,
+        core=core,
+        marker_index=build_index(
+            contracts.registry,
+            agents.agents,
+            consumers.quoted,
+            consumers.occurrences,
+            consumers.agent_mentions,
+            settings,
+        ),
+    )
+
+
+class RegistryScan(NamedTuple):
+    registry: Registry | None
+    path: str | None  # the registry file found
+    core: str  # `{core}`: its top folder (see `_core_folder`)
+    problems: list[InputProblem]
+
+
+def _scan_registry(config: Config, repo: Repo) -> RegistryScan:
+    """The registry file the pack names, parsed; a missing one is a problem where a registry
+    is asked for."""
+    settings = config.settings
+    path = next((p for p in settings["registry"] if repo.exists(p)), None)
+    core = _core_folder(repo, path, settings["registry"])
+    if path is None and settings["registry"]:
+        missing = InputProblem(
+            _registry_asked_at(config),
+            "registry-missing",
+            "contracts registry file not found (looked for "
+            + ", ".join(settings["registry"])
+            + "); create it or set `registry` in the config",
         )
-    elif registry_path is not None:
-        source = repo.read(registry_path)
-        if source is not None:
-            registry, registry_problems = parse_registry(source, settings["registry-heading"])
-            problems.extend(registry_problems)
+        return RegistryScan(None, None, core, [missing])
+    source = repo.read(path) if path is not None else None
+    if source is None:
+        return RegistryScan(None, path, core, [])
+    registry, problems = parse_registry(source, settings["registry-heading"])
+    return RegistryScan(registry, path, core, list(problems))
 
-    def globs(key: str) -> list[str]:
-        return settings_globs(settings, key, core)
 
-    excluded = globs("agents-exclude")
+class AgentScan(NamedTuple):
+    agents: dict[str, Agent]  # by name; the first file of a name (the contract rules' view)
+    all: tuple[Agent, ...]  # every agent file read
+    paths: list[str]  # every agent file found, readable or not
+    names: frozenset[str]  # the stems of the agent files the contract rules see
+    followed: frozenset[str]  # the documents whose fences the scan read (agents' includes)
+    problems: list[InputProblem]
+
+
+def _scan_agents(
+    repo: Repo,
+    settings: dict[str, Any],
+    components: Components,
+    registry: Registry | None,
+    core: str,
+) -> AgentScan:
+    """Agent files: the pack's `agents` globs and the agents discovery found."""
+    from drift_check.discovery import is_index_document
+
+    excluded = settings_globs(settings, "agents-exclude", core)
     globbed = [
         p
-        for p in repo.glob(globs("agents"))
+        for p in repo.glob(settings_globs(settings, "agents", core))
         if not matches(p, excluded) and not is_index_document(p)
     ]
-    agent_paths = sorted(
-        set(globbed).union(p for p in components.agents if not matches(p, excluded))
-    )
+    paths = sorted(set(globbed).union(p for p in components.agents if not matches(p, excluded)))
     # with a registry, the contract rules see the agents of its system (the pack's `agents`
     # globs); a plugin's agents beside it are checked as agents, not as rows
     contract_scope = frozenset(globbed) if settings["registry"] else None
     agents: dict[str, Agent] = {}
     all_agents: list[Agent] = []
-    agent_settings = {**settings, "include-follow": globs("include-follow")}
+    problems: list[InputProblem] = []
+    agent_settings = {
+        **settings,
+        "include-follow": settings_globs(settings, "include-follow", core),
+    }
     cache = HeadingCache()
-    for path in agent_paths:
+    for path in paths:
         agent = scan_agent(path, repo, agent_settings, problems, cache)
         if agent is not None:
             if contract_scope is None or path in contract_scope:
                 agents.setdefault(agent.name, agent)  # the contract rules see the first of a name
             all_agents.append(agent)
+    names = frozenset(
+        p.rsplit("/", 1)[-1][: -len(".md")]
+        for p in paths
+        if contract_scope is None or p in contract_scope
+    )
+    return AgentScan(agents, tuple(all_agents), paths, names, frozenset(cache.by_path), problems)
 
-    markdown = set(repo.glob(globs("consumers")))
-    markdown.update(agent_paths)
+
+class ConsumerScan(NamedTuple):
+    consumers: dict[str, Consumer]
+    quoted: tuple[QuotedMarker, ...]
+    read_gates: dict[str, tuple[ReadGate, ...]]  # the read-gate tag, by path
+    legacy_reads: dict[str, tuple[ReadGate, ...]]  # retired read tags, by path
+    occurrences: MarkerOccurrences
+    agent_mentions: dict[str, frozenset[str]]
+    problems: list[InputProblem]
+
+
+def _scan_consumers(
+    repo: Repo,
+    settings: dict[str, Any],
+    components: Components,
+    registry: Registry | None,
+    agents: AgentScan,
+    core: str,
+) -> ConsumerScan:
+    """Files that can consume markers (workflows, commands, agents, hooks, the files rows
+    cite), the `## TOKEN`s they quote, their read tags, and where they contain markers."""
+    markdown = set(repo.glob(settings_globs(settings, "consumers", core)))
+    markdown.update(agents.paths)
     markdown.update(components.commands)
-    python = {p for p in repo.glob(globs("python-consumers")) if p.endswith(".py")}
+    python_globs = settings_globs(settings, "python-consumers", core)
+    python = {p for p in repo.glob(python_globs) if p.endswith(".py")}
     if registry is not None:
         for row in registry.rows:
             for cited in row.consumed_by:
                 if repo.exists(cited.path):
                     (python if cited.path.endswith(".py") else markdown).add(cited.path)
-    dispatch = set(repo.glob(globs("dispatch-surfaces")))
+    dispatch = set(repo.glob(settings_globs(settings, "dispatch-surfaces", core)))
+    gate_tag = settings["read-gate-tag"]
     legacy_tags = tuple(settings["legacy-read-tags"])
+    problems: list[InputProblem] = []
     consumers, quoted, gates = scan_consumers(
         repo,
         sorted(markdown),
         sorted(python),
         dispatch,
-        set(agents),
-        settings["read-gate-tag"],
+        set(agents.agents),
+        gate_tag,
         problems,
         legacy_tags,
-        python_literals_read(
-            registry, agents.values(), all_agents, settings["read-gate-tag"], legacy_tags
-        ),
+        python_literals_read(registry, agents.agents.values(), agents.all, gate_tag, legacy_tags),
     )
-    occurrences, agent_mentions = _occurrences(registry, all_agents, consumers, quoted, settings)
+    occurrences, agent_mentions = _occurrences(registry, agents.all, consumers, quoted, settings)
     gates_by_path: dict[str, list[ReadGate]] = {}
     legacy_by_path: dict[str, list[ReadGate]] = {}
     for gate in gates:
-        is_gate = gate.tag == settings["read-gate-tag"]
-        (gates_by_path if is_gate else legacy_by_path).setdefault(gate.position.path, []).append(
-            gate
-        )
-    skill_paths = sorted(set(repo.glob(globs("skills"))).union(components.skills))
-    skills: dict[str, Skill] = {}  # by path: two folders may hold skills of one name
-    if skill_paths:
+        by_path = gates_by_path if gate.tag == gate_tag else legacy_by_path
+        by_path.setdefault(gate.position.path, []).append(gate)
+    return ConsumerScan(
+        consumers,
+        tuple(quoted),
+        {path: tuple(g) for path, g in gates_by_path.items()},
+        {path: tuple(g) for path, g in legacy_by_path.items()},
+        occurrences,
+        agent_mentions,
+        problems,
+    )
+
+
+class SkillScan(NamedTuple):
+    skills: dict[str, Skill]  # by path: two folders may hold skills of one name
+    paths: list[str]  # every SKILL.md found, readable or not
+    variants: tuple[SkillVariant, ...]
+    names: frozenset[str]  # folder names and frontmatter names
+    problems: list[InputProblem]
+
+
+def _scan_skills(
+    repo: Repo, settings: dict[str, Any], components: Components, core: str
+) -> SkillScan:
+    """SKILL.md files (the pack's `skills` globs and discovery's) and their host copies."""
+    paths = sorted(
+        set(repo.glob(settings_globs(settings, "skills", core))).union(components.skills)
+    )
+    skills: dict[str, Skill] = {}
+    problems: list[InputProblem] = []
+    if paths:
         from drift_check.scanners.skills import scan_skill
 
-        for path in skill_paths:
+        for path in paths:
             skill = scan_skill(path, repo, settings, problems)
             if skill is not None:
                 skills[path] = skill
     variants = _variants(repo, components, problems)
-    problems.extend(_unmatched(config, repo, core, components, bool(all_agents or skills)))
-    command_paths = set(repo.glob(globs("commands"))).union(components.commands)
-    commands = _commands(repo, sorted(command_paths), {*agent_paths, *skill_paths}, problems)
-    restated = _restated(repo, settings, _config_key(config, "skill-matrix"), problems)
-    memory_files = _memory_files(repo, components.memory_files, problems)
-    links = [link for a in agents.values() for link in a.links]
+    names = frozenset(s.name for s in skills.values()).union(
+        s.frontmatter["name"]
+        for s in skills.values()
+        if s.frontmatter and isinstance(s.frontmatter.get("name"), str)
+    )
+    return SkillScan(skills, paths, variants, names, problems)
+
+
+def _scan_commands(
+    repo: Repo,
+    settings: dict[str, Any],
+    components: Components,
+    agent_paths: list[str],
+    skill_paths: list[str],
+    core: str,
+) -> tuple[dict[str, Command], list[InputProblem]]:
+    """Slash command files; a file already read as an agent or a skill is not a command."""
+    found = set(repo.glob(settings_globs(settings, "commands", core))).union(components.commands)
+    return _commands(repo, sorted(found), {*agent_paths, *skill_paths})
+
+
+class LinkTargets(NamedTuple):
+    anchors: dict[str, frozenset[str]]  # path -> heading slugs
+    fenced_headings: dict[str, dict[str, FencedHeading]]
+    scanned: dict[str, MarkdownScan]  # the targets' scans, for the fence check too
+
+
+def _scan_link_targets(
+    repo: Repo,
+    agents: AgentScan,
+    skills: dict[str, Skill],
+    memory_files: dict[str, MemoryFile],
+) -> LinkTargets:
+    """The headings of the Markdown files that links with an anchor point into."""
+    links = [link for a in agents.agents.values() for link in a.links]
     links += [link for s in skills.values() for link in s.links]
     links += [link for m in memory_files.values() for link in m.links]
-    anchors: dict[str, frozenset[str]] = {}
-    fenced_headings: dict[str, dict[str, FencedHeading]] = {}
-    scanned: dict[str, MarkdownScan] = {}  # link targets' scans, for the fence check too
+    out = LinkTargets({}, {}, {})
     if links:
         from drift_check.scanners.links import heading_anchors
     for link in links:
         target = link.resolved
-        if link.anchor and target and target.endswith(".md") and target not in anchors:
+        if link.anchor and target and target.endswith(".md") and target not in out.anchors:
             source = repo.read(target) if repo.exists(target) else None
             if source is not None:
-                scanned[target] = scan(source.text)
-                anchors[target], fenced_headings[target] = heading_anchors(source, scanned[target])
-    checked = {*skills, *memory_files, *(a.path for a in all_agents), *cache.by_path}
-    _unclosed_fences(repo, problems, checked, scanned)
-    manifests = components.manifests  # read by discovery, whatever the preset
-    reference_reads = _reference_reads(
-        repo, all_agents, set(consumers), tuple(settings["legacy-read-tags"])
-    )
-    problems.extend(repo.problems)
-    read_before = len(repo.problems)  # files first read by the scans below report too
-    # only DC901 reads them, and only where a skill matrix wires skills (it reads every
-    # Markdown file of the tree: most of the time of a large marketplace)
-    wired = bool(skills and settings["skill-matrix"])
-    mentions = _mentions(repo, {s.name for s in skills.values()}) if wired else {}
-    # the agents whose `name` DC602 would rewrite (the same scope as the rule): where an agent
-    # is known by its name alone, only a registry's; their old names are all worth looking up
-    if settings["agent-name-matches-file"]:
-        renamed: Iterable[Agent] = all_agents
-    else:
-        renamed = agents.values() if registry is not None else ()
-    name_uses = _name_uses(repo, renamed, skills.values())
+                out.scanned[target] = scan(source.text)
+                found = heading_anchors(source, out.scanned[target])
+                out.anchors[target], out.fenced_headings[target] = found
+    return out
+
+
+def _scan_structured(
+    repo: Repo,
+    settings: dict[str, Any],
+    components: Components,
+    agent_paths: list[str],
+    skill_paths: list[str],
+) -> tuple[Structured, list[InputProblem]]:
+    """Structured contracts: schemas, the blocks and tables that claim them, their readers."""
     from drift_check.scanners.contracts import build_structured
 
+    problems: list[InputProblem] = []
     structured = build_structured(
         repo,
         settings,
@@ -208,71 +407,7 @@ def build_facts(config: Config, discovered: Discovered | None = None) -> Facts:
         frozenset(p.root for p in components.plugins),
         problems,
     )
-    vocabularies, references, citations, modules = _contracts_by_name(
-        repo, settings, structured, problems
-    )
-    problems.extend(repo.problems[read_before:])
-    return Facts(
-        root=config.root,
-        preset=config.preset,
-        reason=config.reason,
-        components=components,
-        registry=registry,
-        agents=agents,
-        consumers=consumers,
-        quoted_markers=tuple(quoted),
-        problems=tuple(problems),
-        settings=settings,
-        existing_paths=repo.existing(),
-        existing_dirs=_folders(repo.existing()),
-        agent_names=frozenset(
-            p.rsplit("/", 1)[-1][: -len(".md")]
-            for p in agent_paths
-            if contract_scope is None or p in contract_scope
-        ),
-        read_gates={path: tuple(g) for path, g in gates_by_path.items()},
-        skills=skills,
-        all_agents=tuple(all_agents),
-        frontmatter_errors=frozenset(p.position.path for p in problems if p.kind == "frontmatter"),
-        skill_dirs=frozenset(p.rsplit("/", 1)[0] for p in skill_paths),
-        anchors=anchors,
-        matrix=restated[0],
-        unassigned=restated[1],
-        tree=restated[2],
-        mentions=mentions,
-        directives=_directives(repo),
-        sources=repo.sources(),
-        derived={},
-        skill_variants=variants,
-        undeclared_agents=tuple(
-            UndeclaredAgent(path, manifest, line)
-            for path, manifest, line in components.undeclared_agents
-        ),
-        skill_names=frozenset(s.name for s in skills.values()).union(
-            s.frontmatter["name"]
-            for s in skills.values()
-            if s.frontmatter and isinstance(s.frontmatter.get("name"), str)
-        ),
-        commands=commands,
-        legacy_reads={path: tuple(g) for path, g in legacy_by_path.items()},
-        manifests=manifests,
-        memory_files=memory_files,
-        fenced_headings=fenced_headings,
-        name_uses=name_uses,
-        reference_reads=reference_reads,
-        structured=structured,
-        vocabularies=vocabularies,
-        name_references=references,
-        citations=citations,
-        python_modules=modules,
-        occurrences=occurrences,
-        agent_mentions=agent_mentions,
-        registry_path=registry_path,
-        core=core,
-        marker_index=build_index(
-            registry, agents, tuple(quoted), occurrences, agent_mentions, settings
-        ),
-    )
+    return structured, problems
 
 
 def _occurrences(
@@ -294,18 +429,21 @@ def _occurrences(
     return find_occurrences(consumers, texts), agent_mentions(agents, sorted(declared | tags))
 
 
-def _contracts_by_name(
-    repo: Repo, settings: dict[str, Any], structured: Structured, problems: list[InputProblem]
-) -> tuple[
-    tuple[Vocabulary, ...], tuple[NameReference, ...], tuple[Citation, ...], dict[str, PythonModule]
-]:
-    """State vocabularies, and the skills, agents and code symbols documents name."""
+class ByName(NamedTuple):
+    vocabularies: tuple[Vocabulary, ...]
+    references: tuple[NameReference, ...]
+    citations: tuple[Citation, ...]
+    modules: dict[str, PythonModule]
+
+
+def _contracts_by_name(repo: Repo, settings: dict[str, Any], structured: Structured) -> ByName:
+    """State vocabularies, and the skills, agents and code symbols documents name (files
+    they cannot read are the repository's problems)."""
     from drift_check.scanners.references import find_references
     from drift_check.scanners.vocabulary import find_vocabularies
 
     vocabularies = find_vocabularies(repo, settings, structured.schemas.values())
-    references, citations, modules = find_references(repo, settings)
-    return vocabularies, references, citations, modules
+    return ByName(vocabularies, *find_references(repo, settings))
 
 
 def _name_uses(
@@ -421,28 +559,30 @@ def _unmatched(
 
 
 def _commands(
-    repo: Repo, candidates: list[str], scanned: set[str], problems: list[InputProblem]
-) -> dict[str, Command]:
+    repo: Repo, candidates: list[str], scanned: set[str]
+) -> tuple[dict[str, Command], list[InputProblem]]:
     """Command files by path; a file already read as an agent or a skill is not a command."""
     paths = [p for p in candidates if p.endswith(".md") and p not in scanned]
+    problems: list[InputProblem] = []
     if not paths:
-        return {}
+        return {}, problems
     from drift_check.scanners.commands import scan_command
 
-    found = (scan_command(path, repo, problems) for path in paths)
-    return {command.path: command for command in found if command is not None}
+    found = [scan_command(path, repo, problems) for path in paths]
+    return {command.path: command for command in found if command is not None}, problems
 
 
 def _memory_files(
-    repo: Repo, paths: tuple[str, ...], problems: list[InputProblem]
-) -> dict[str, MemoryFile]:
+    repo: Repo, paths: tuple[str, ...]
+) -> tuple[dict[str, MemoryFile], list[InputProblem]]:
     """The memory files discovery found (`memory-files`) with their links and `@` imports."""
+    problems: list[InputProblem] = []
     if not paths:
-        return {}
+        return {}, problems
     from drift_check.scanners.memory import scan_memory
 
     found = {path: scan_memory(path, repo, problems) for path in paths}
-    return {path: memory for path, memory in found.items() if memory is not None}
+    return {path: memory for path, memory in found.items() if memory is not None}, problems
 
 
 def _unclosed_fences(
@@ -450,10 +590,11 @@ def _unclosed_fences(
     problems: list[InputProblem],
     checked: set[str],
     scanned: dict[str, MarkdownScan],
-) -> None:
-    """An unclosed fence in every other Markdown file read so far (workflows, commands,
-    registry, linked documents, with the scans already made of some); agents, their
-    includes, skills and memory files are `checked` by their own scanners."""
+) -> list[InputProblem]:
+    """`problems` with one unclosed-fence problem per file, and one for every other
+    Markdown file read so far (workflows, commands, registry, linked documents, with the
+    scans already made of some); agents, their includes, skills and memory files are
+    `checked` by their own scanners."""
     from drift_check.scanners.markdown import unclosed_fence_problem
 
     kept, seen = [], set()  # a file two scanners read (a skill an agent includes) once
@@ -463,13 +604,13 @@ def _unclosed_fences(
                 continue
             seen.add(problem.position.path)
         kept.append(problem)
-    problems[:] = kept
     for path, source in sorted(repo.sources().items()):
         if path.endswith(".md") and path not in checked and _may_fence(source.text):
             markdown = scanned.get(path) or scan(source.text, 0)
             problem = unclosed_fence_problem(path, markdown, markers=False)
             if problem is not None:
-                problems.append(problem)
+                kept.append(problem)
+    return kept
 
 
 def _may_fence(text: str) -> bool:
@@ -514,8 +655,10 @@ def _config_key(config: Config, key: str) -> Position | None:
 
 
 def _restated(
-    repo: Repo, settings: dict[str, Any], matrix_key: Position | None, problems: list[InputProblem]
-) -> tuple[SkillMatrix | None, tuple[UnassignedList, ...], SkillTree | None]:
+    repo: Repo, settings: dict[str, Any], matrix_key: Position | None
+) -> tuple[
+    tuple[SkillMatrix | None, tuple[UnassignedList, ...], SkillTree | None], list[InputProblem]
+]:
     """The skill matrix, the "not in any agent frontmatter" lists and the skills tree, from
     the files the pack names. A matrix that is configured but not there is a problem; where
     the file itself is missing, only when the user's config names it (at `matrix_key`): a
@@ -525,7 +668,7 @@ def _restated(
     phrases = settings["unassigned-phrases"]
     tree_file = settings["skill-tree-file"]
     if not (spec or phrases or tree_file):
-        return None, (), None
+        return (None, (), None), []
     from drift_check.scanners.restated import (
         find_matrix,
         find_tree,
@@ -533,6 +676,7 @@ def _restated(
         matrix_not_found,
     )
 
+    problems: list[InputProblem] = []
     unassigned: list[UnassignedList] = []
     matrix_file = spec["file"] if spec else None
     if matrix_file is not None and repo.exists(matrix_file):
@@ -561,7 +705,7 @@ def _restated(
             roots = {g.split("/", 1)[0] for g in settings["skills"] if "/" in g}
             for root in sorted(roots):
                 tree = tree or find_tree(source, root)
-    return matrix, tuple(unassigned), tree
+    return (matrix, tuple(unassigned), tree), problems
 
 
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
