@@ -36,7 +36,7 @@ from report import PROJECT, machine, write_doc
 TARGET_PLUGINS = 200
 TARGET_S = 2.0
 CHROMIUM = os.environ.get("DRIFT_CHECK_CHROMIUM", "/usr/bin/chromium")
-# no sandbox as root, none of Chromium's own network traffic (tests/test_browser.py too)
+# no sandbox as root, none of Chromium's own network traffic (tests/reporters/test_browser.py too)
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",

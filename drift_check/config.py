@@ -111,8 +111,21 @@ def _read_bounded(fh: IO[AnyStr], path: str) -> AnyStr:
     return data
 
 
+_SHIPPED: dict[str, tuple[str, dict[str, Any]]] = {}
+
+
 def _read_pack(name_or_path: str, root: str) -> tuple[str, dict[str, Any]]:
-    """A pack file's path and its checked contents."""
+    """A pack file's path and its checked contents. A shipped pack is read once per process
+    (discovery probes each one; a watch run or the tests resolve many trees); the result is
+    shared, so nothing may change it."""
+    if not name_or_path.endswith((".yaml", ".yml")):
+        if name_or_path not in _SHIPPED:
+            _SHIPPED[name_or_path] = _read_pack_file(name_or_path, root)
+        return _SHIPPED[name_or_path]
+    return _read_pack_file(name_or_path, root)
+
+
+def _read_pack_file(name_or_path: str, root: str) -> tuple[str, dict[str, Any]]:
     if name_or_path.endswith((".yaml", ".yml")):
         path = os.path.realpath(os.path.join(root, name_or_path))
         if not _inside(root, path):

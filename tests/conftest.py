@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 from typing import Any
@@ -37,14 +38,18 @@ def load_yaml(path: Path) -> Any:
     return yaml.load(path.read_text(encoding="utf-8"))
 
 
+@functools.cache
+def _base_tree(base: str) -> dict[str, str | bytes]:
+    """A base tree, read once per test session (hundreds of cases start from one)."""
+    return dict(load_yaml(FIXTURES / "trees" / f"{base}.yaml"))
+
+
 def tree_files(
     base: str | None, files: dict[str, str | bytes | None] | None
 ) -> dict[str, str | bytes]:
     """The files of a fixture tree: a base tree from fixtures/trees with overrides
     (a value of null deletes the base file; see `write_tree` for bytes and links)."""
-    out: dict[str, str | bytes] = (
-        dict(load_yaml(FIXTURES / "trees" / f"{base}.yaml")) if base else {}
-    )
+    out: dict[str, str | bytes] = dict(_base_tree(base)) if base else {}
     for path, content in (files or {}).items():
         if content is None:
             out.pop(path, None)

@@ -13,7 +13,7 @@ Commands run in bash, from a scratch folder that holds a copy of `examples/` and
 pointing at the shared corpora when they are present, and `path/to/your/agent-repo`, a copy
 of `examples/` without its config, for a page that speaks of "your repository";
 `<!-- in: FOLDER -->` before a block runs it in that folder of the scratch copy.
-`tests/test_doc_blocks.py` compares every output with a run, and checks what cannot be run
+`tests/docs/test_doc_blocks.py` compares every output with a run, and checks what cannot be run
 (install lines, the YAML, TOML and JSON examples, suppression comments).
 
 Refresh every output after a change: `python -m tests.doc_blocks`.
@@ -35,7 +35,7 @@ from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
-# docs/rules/ is generated from rule metadata (tests/test_docs.py keeps it equal); its blocks
+# docs/rules/ is generated from rule metadata (tests/docs/test_docs.py keeps it equal); its blocks
 # are the rules' failing and passing examples, not commands
 PAGES = ("README.md", "docs/*.md")
 # regions generated from elsewhere and tested there: the usage block is `--help` itself

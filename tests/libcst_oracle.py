@@ -1,5 +1,5 @@
 """The libcst scanner drift-check used before it read Python with the standard `ast` (as of
-commit b3d4850), kept as an oracle for tests/test_python_literals_property.py.
+commit b3d4850), kept as an oracle for tests/scanners/test_python_literals_property.py.
 
 libcst is a test dependency only; drift-check itself never imports it.
 """

@@ -79,7 +79,7 @@ def remove_from_row(row: RegistryRow, marker: DeclaredMarker) -> Fix:
 # `key: value  # comment`: the value ends at the first blank run before a `#` (or at the
 # end of the line, trailing blanks included). Possessive, so a long run of blanks is
 # scanned once; the lazy `(.*?)([ \t]+#.*)?$` it replaces (same matches, checked in
-# tests/test_parser_properties.py) rescanned the run from each of its characters.
+# tests/scanners/test_parser_properties.py) rescanned the run from each of its characters.
 _KEY_VALUE = r"({key}[ \t]*:[ \t]*+)((?:[^ \t]|[ \t]++(?!#))*+)([ \t]+#.*)?$"
 
 

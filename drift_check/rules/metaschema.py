@@ -11,7 +11,7 @@ here), so the union of the shallow checks is the full check. Many subschemas loo
 (`{"type": "string", "description": ...}`), and the shallow check reads only a subschema's
 own keywords, so it is memoised on them, with the texts of `title`, `description`,
 `$comment` and the values of `examples`, `default` and `const` left out (the meta-schema only
-asks for their types). `tests/test_metaschema.py` compares the result with jsonschema's own
+asks for their types). `tests/rules/test_metaschema.py` compares the result with jsonschema's own
 check on every schema at hand.
 """
 

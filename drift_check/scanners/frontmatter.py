@@ -4,7 +4,7 @@ Most frontmatter is a handful of `key: text` lines (plain, or quoted without esc
 comments and simple `- item` lists.
 Importing ruamel.yaml costs more than checking a whole repository, so such frontmatter is
 read by a line scan that gives exactly what the strict YAML parser gives (proved by
-`tests/test_frontmatter_property.py`); anything else (escapes, flow collections, anchors,
+`tests/scanners/test_frontmatter_property.py`); anything else (escapes, flow collections, anchors,
 tags, folded scalars, floats, times, nesting, duplicate keys) goes to ruamel.yaml. Booleans,
 plain decimal integers, dates and empty values are read here too: `user-invocable: false`,
 `maxTurns: 20` and `created: 2025-12-16` are common in real skills and agents.

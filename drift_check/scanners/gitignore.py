@@ -4,7 +4,7 @@ A pattern becomes one of the repository's globs (`glob_pattern`: linear whatever
 pattern, since a `.gitignore` arrives in a pull request like any other file). Character
 classes (`[abc]`) and backslash escapes other than a leading `\\#` / `\\!` are rare in real
 files and have no glob form here: such a pattern is left out, so a file it names is checked
-rather than silently skipped. tests/test_gitignore.py compares the result with git's own.
+rather than silently skipped. tests/scanners/test_gitignore.py compares the result with git's own.
 """
 
 from __future__ import annotations

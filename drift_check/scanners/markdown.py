@@ -2,8 +2,8 @@
 
 A full Markdown parse costs more than the whole check; the facts drift-check needs (which
 headings sit inside which fenced blocks, and which fence is left open) come from the lines
-that start with a fence run or a `#`. `tests/test_markdown_property.py` checks that this scan
-agrees with markdown-it-py on generated documents.
+that start with a fence run or a `#`. `tests/scanners/test_markdown_property.py` checks that
+this scan agrees with markdown-it-py on generated documents.
 
 Containers are followed as far as fences need them: a fence may open on a list-item or
 block-quote line (`- ```markdown`, `> ````), and its closer counts only if it is indented
@@ -32,7 +32,7 @@ from drift_check.facts import InputProblem, Position, Source
 # candidate (`- - - - ... x`, `> > > ... x`) backtracking tried every split, 2**n or 4**n of
 # them. No split can help: a fence or heading run never starts with a container character or
 # a blank, so the greedy first try is the only one that can succeed, and the groups match
-# exactly what they matched before (`tests/test_hostile_patterns.py`).
+# exactly what they matched before (`tests/robustness/test_hostile_patterns.py`).
 @lru_cache(maxsize=6)
 def _candidates(max_level: int) -> re.Pattern[str]:
     # max_level 0: fences only (a heading never opens or closes one)
