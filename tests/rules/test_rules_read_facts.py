@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-RULES = Path(__file__).resolve().parents[1] / "drift_check" / "rules"
+RULES = Path(__file__).resolve().parents[2] / "drift_check" / "rules"
 PACKAGE = "drift_check.rules"
 
 READERS = (
