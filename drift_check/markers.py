@@ -143,6 +143,7 @@ class Index:
         self._declared_cuts = {c for d in self.declared for c in cuts(d, self._declared_limit)}
         self._emitted_cuts = {c for e in self.emitters for c in cuts(e, max_length)}
         self._emitted_words = _emitted_words(agents.values(), max_length)
+        self._near: dict[tuple[object, ...], list[_Emitted]] | None = None
         self._containing = {(o.path, t) for t, found in occurrences.exact.items() for o in found}
         self._dispatched, self._neighbours = _quotes(quoted)
 
@@ -188,25 +189,47 @@ class Index:
         marker is that close, or when two are equally close: a guess is worse than none."""
         by_agent = self._emitted_words
         words = marker_words(text)
-        scopes = [[agent]] if agent in by_agent else []
-        scopes.append(sorted(by_agent))
-        for names in scopes:
+        candidates = self._near_candidates(words)
+        scopes: list[str | None] = [agent] if agent in by_agent else []
+        scopes.append(None)  # every agent
+        for scope in scopes:
             best: dict[str, set[str]] = {}
             best_tier = 3
-            for name in names:
-                for marker, marker_w, paths in by_agent[name]:
-                    tier = near_miss_tier(words, marker_w)
-                    if tier is None or tier > best_tier or marker == text:
-                        continue
-                    if tier < best_tier:
-                        best, best_tier = {}, tier
-                    best.setdefault(marker, set()).update(paths)
+            for name, marker, marker_w, paths in candidates:
+                if scope is not None and name != scope:
+                    continue
+                tier = near_miss_tier(words, marker_w)
+                if tier is None or tier > best_tier or marker == text:
+                    continue
+                if tier < best_tier:
+                    best, best_tier = {}, tier
+                best.setdefault(marker, set()).update(paths)
             if len(best) == 1:
                 ((marker, paths),) = best.items()
                 return marker, sorted(paths)
             if best:
                 return None
         return None
+
+    def _near_candidates(self, words: list[str]) -> list[_Emitted]:
+        """The emitted markers that can be a near miss of `words` (see `near_miss_tier`): the
+        same words in any order, or the same words but one at one place. Looked up in tables
+        made on the first call, so a tree's quotes times its markers is never walked."""
+        if self._near is None:
+            self._near = {}
+            for name, emitted in sorted(self._emitted_words.items()):
+                for marker, marker_w, paths in emitted:
+                    entry = (name, marker, marker_w, paths)
+                    for key in _near_keys(marker_w):
+                        self._near.setdefault(key, []).append(entry)
+        seen: set[tuple[str, str]] = set()
+        out = []
+        for key in _near_keys(words):
+            for entry in self._near.get(key, ()):
+                if (entry[0], entry[1]) not in seen:
+                    seen.add((entry[0], entry[1]))
+                    out.append(entry)
+        return out
 
     def checked_rows(self) -> list[tuple[RegistryRow, Agent]]:
         """Rows whose agent file exists, once per agent: the rows the contract rules check."""
@@ -268,6 +291,18 @@ class Index:
         for marker in own:
             out.update(self._neighbours.get(marker, ()))
         return out
+
+
+_Emitted = tuple[str, str, list[str], list[str]]  # agent, marker, its words, files
+
+
+def _near_keys(words: list[str]) -> list[tuple[object, ...]]:
+    """Keys that two word lists share when they are a near miss of each other: their sorted
+    words, and for each place, the words with that place left out."""
+    n = len(words)
+    keys: list[tuple[object, ...]] = [("sorted", *sorted(words))]
+    keys.extend(("hole", n, i, *words[:i], *words[i + 1 :]) for i in range(n))
+    return keys
 
 
 def _emitted_words(

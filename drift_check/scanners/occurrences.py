@@ -108,10 +108,21 @@ def agent_mentions(agents: Iterable[Agent], texts: list[str]) -> dict[str, froze
     """For each agent file, which of `texts` (declared markers, read tags) its text or the
     documents it includes contain, anywhere."""
     out: dict[str, frozenset[str]] = {}
+    wanted = [t for t in texts if t]
+    if not wanted:
+        return out
+    # one multi-pattern pass per text: a search per text and agent grows with agents times
+    # markers, both of which grow with the tree
+    import ahocorasick  # type: ignore[import-not-found,import-untyped,unused-ignore]
+
+    automaton = ahocorasick.Automaton()
+    for text in wanted:
+        automaton.add_word(text, text)
+    automaton.make_automaton()
     for agent in agents:
         if agent.path in out:
             continue
-        found = frozenset(t for t in texts if any(t in body for body in agent.texts))
+        found = frozenset(t for body in agent.texts for _, t in automaton.iter(body))
         if found:
             out[agent.path] = found
     return out
