@@ -45,6 +45,8 @@ import random
 from pathlib import Path
 from typing import NamedTuple
 
+from synth import Out
+
 AGENTS_PER_PLUGIN = 10
 SKILLS_PER_PLUGIN = 10
 COMMANDS_PER_PLUGIN = 10
@@ -168,23 +170,6 @@ class Text:
         return int(median * self.rng.uniform(0.6, 1.4))
 
 
-class _Out:
-    """Writes files under a root and counts them."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self.files = 0
-        self.bytes = 0
-
-    def write(self, rel: str, text: str) -> None:
-        path = self.root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        data = text.encode("utf-8")
-        path.write_bytes(data)
-        self.files += 1
-        self.bytes += len(data)
-
-
 def _frontmatter(pairs: list[tuple[str, str | list[str]]]) -> str:
     lines = ["---"]
     for key, value in pairs:
@@ -306,7 +291,7 @@ def generate_marketplace(root: Path, plugins: int, seed: int = 1) -> Counts:
     """Write a marketplace of `plugins` plugins under `root`; what it holds."""
     rng = random.Random(f"drift-check-marketplace:{seed}:{plugins}")
     t = Text(rng)
-    out = _Out(root)
+    out = Out(root)
     entries = []
     hook_files = 0
     for p in range(plugins):

@@ -31,6 +31,8 @@ import random
 from pathlib import Path
 from typing import NamedTuple
 
+from synth import Out
+
 AGENTS = (
     ("gaia-orchestrator", ("ROUTING COMPLETE", "ROUTING BLOCKED")),
     ("gaia-planner", ("PLAN COMPLETE", "PLAN REJECTED")),
@@ -86,21 +88,6 @@ class HooksTree(NamedTuple):
     python_lines: int
     files: int
     bytes: int
-
-
-class _Out:
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self.files = 0
-        self.bytes = 0
-
-    def write(self, rel: str, text: str) -> None:
-        path = self.root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        data = text.encode("utf-8")
-        path.write_bytes(data)
-        self.files += 1
-        self.bytes += len(data)
 
 
 def hook_paths(hooks: int) -> list[str]:
@@ -265,7 +252,7 @@ def generate_hooks_tree(
 ) -> HooksTree:
     """Write the tree (see the module docstring); `registry` adds the contracts file."""
     rng = random.Random(seed)
-    out = _Out(root)
+    out = Out(root)
     for i, (name, markers) in enumerate(AGENTS):
         skills = ["agent-protocol", "security-tiers", *SKILLS[2 + i * 2 : 4 + i * 2]]
         out.write(f"agents/{name}.md", _agent(name, markers, skills))

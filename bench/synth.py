@@ -176,14 +176,29 @@ def _tag(i: int) -> str:
     return "".join(SYLLABLES[(i // 20**k) % 20] for k in range(3))
 
 
-class Writer:
-    """Deterministic filler and file writing, with a count of files and bytes."""
+class Out:
+    """Writes files under a root and counts them (files and bytes)."""
 
-    def __init__(self, root: Path, rng: random.Random) -> None:
+    def __init__(self, root: Path) -> None:
         self.root = root
-        self.rng = rng
         self.files = 0
         self.bytes = 0
+
+    def write(self, rel: str, text: str) -> None:
+        path = self.root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        data = text.encode("utf-8")
+        path.write_bytes(data)
+        self.files += 1
+        self.bytes += len(data)
+
+
+class Writer(Out):
+    """Deterministic filler, and the files written with it."""
+
+    def __init__(self, root: Path, rng: random.Random) -> None:
+        super().__init__(root)
+        self.rng = rng
         self.paragraphs = [self._paragraph() for _ in range(512)]
 
     def sentence(self) -> str:
@@ -228,14 +243,6 @@ class Writer:
 
     def size(self, mean: float) -> int:
         return max(200, int(mean * self.rng.uniform(0.4, 1.6)))
-
-    def write(self, rel: str, text: str) -> None:
-        path = self.root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        data = text.encode("utf-8")
-        path.write_bytes(data)
-        self.files += 1
-        self.bytes += len(data)
 
 
 class Agent(NamedTuple):

@@ -94,6 +94,15 @@ class Options(NamedTuple):
     watch: bool
 
 
+_config_option = click.option(
+    "--config",
+    "config_file",
+    type=click.Path(dir_okay=False),
+    metavar="FILE",
+    help="Read this .drift-check.yaml or pyproject.toml.",
+)
+
+
 @click.command(
     cls=Command,
     context_settings=CONTEXT,
@@ -131,13 +140,7 @@ Other commands (each with -h):
     metavar="PATTERN",
     help="Files never read, added to `exclude`.",
 )
-@click.option(
-    "--config",
-    "config_file",
-    type=click.Path(dir_okay=False),
-    metavar="FILE",
-    help="Read this .drift-check.yaml or pyproject.toml.",
-)
+@_config_option
 @click.option(
     "--format",
     "--output-format",
@@ -674,13 +677,7 @@ def packs_cmd(files: tuple[str, ...]) -> int:
 @click.option(
     "--output", "-o", type=click.Path(dir_okay=False), metavar="FILE", help="Write it to FILE."
 )
-@click.option(
-    "--config",
-    "config_file",
-    type=click.Path(dir_okay=False),
-    metavar="FILE",
-    help="Read this .drift-check.yaml or pyproject.toml.",
-)
+@_config_option
 @click.option(
     "--preset", metavar="NAME", help="Use this pack (or pack file) instead of discovery's."
 )

@@ -5,35 +5,14 @@ Not a timing test: the benchmark itself is `bench/run.py --suite marketplace`.
 
 from __future__ import annotations
 
-import hashlib
-import importlib.util
 import json
-import sys
 from pathlib import Path
-from types import ModuleType
 
-BENCH = Path(__file__).resolve().parents[2] / "bench"
-
-
-def _generator() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_marketplace", BENCH / "marketplace.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # NamedTuple classes look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
-def _digest(root: Path) -> str:
-    h = hashlib.sha256()
-    for path in sorted(root.rglob("*")):
-        if path.is_file():
-            h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
-    return h.hexdigest()
+from tests.bench import bench_module, digest
 
 
 def test_three_plugins_hold_what_the_generator_says(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
-    marketplace = _generator()
+    marketplace = bench_module("marketplace")
     root = tmp_path / "m"
     counts = marketplace.generate_marketplace(root, 3, seed=1)
     assert (counts.plugins, counts.agents, counts.skills, counts.commands) == (3, 30, 30, 30)
@@ -68,8 +47,8 @@ def test_three_plugins_hold_what_the_generator_says(tmp_path: Path, cli) -> None
 
 
 def test_the_same_seed_writes_the_same_bytes(tmp_path: Path) -> None:
-    marketplace = _generator()
+    marketplace = bench_module("marketplace")
     marketplace.generate_marketplace(tmp_path / "a", 2, seed=7)
     marketplace.generate_marketplace(tmp_path / "b", 2, seed=7)
     marketplace.generate_marketplace(tmp_path / "c", 2, seed=8)
-    assert _digest(tmp_path / "a") == _digest(tmp_path / "b") != _digest(tmp_path / "c")
+    assert digest(tmp_path / "a") == digest(tmp_path / "b") != digest(tmp_path / "c")

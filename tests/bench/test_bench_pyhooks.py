@@ -7,36 +7,15 @@ Not a timing test: the benchmark itself is `bench/run.py --suite python`.
 from __future__ import annotations
 
 import ast
-import hashlib
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
-BENCH = Path(__file__).resolve().parents[2] / "bench"
-
-
-def _generator() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_pyhooks", BENCH / "pyhooks.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # NamedTuple classes look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
-def _digest(root: Path) -> str:
-    h = hashlib.sha256()
-    for path in sorted(root.rglob("*")):
-        if path.is_file():
-            h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
-    return h.hexdigest()
+from tests.bench import bench_module, digest
 
 
 def test_twelve_hooks_hold_what_the_generator_says(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
-    pyhooks = _generator()
+    pyhooks = bench_module("pyhooks")
     root = tmp_path / "t"
     made = pyhooks.generate_hooks_tree(root, 12, seed=1)
     hooks = sorted(root.glob("hooks/**/*.py"))
@@ -58,14 +37,14 @@ def test_twelve_hooks_hold_what_the_generator_says(tmp_path: Path, cli) -> None:
 
     again = tmp_path / "again"
     pyhooks.generate_hooks_tree(again, 12, seed=1)
-    assert _digest(again) == _digest(root)
+    assert digest(again) == digest(root)
 
 
 def test_without_the_registry_no_hook_is_parsed(
     tmp_path: Path, cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:  # type: ignore[no-untyped-def]
     root = tmp_path / "t"
-    _generator().generate_hooks_tree(root, 12, seed=1, registry=False)
+    bench_module("pyhooks").generate_hooks_tree(root, 12, seed=1, registry=False)
 
     def parse(*args: object) -> None:
         raise AssertionError("a hook was parsed")
