@@ -213,10 +213,10 @@ def findings_in(output: str) -> int | None:
 
 
 # In-process phases of one cold run, each run in a fresh interpreter (the tree is the
-# working directory, the report format the first argument). `engine.run` is called as the
-# console script calls it; its scan steps are timed by wrapping the functions it looks up
-# (the walk, every file read, discovery and the fact builder), so the rules are the run's
-# time minus the scan. The wrappers cost a few microseconds a file.
+# working directory, the report format the first argument): `engine.scan` (discovery, then
+# the scanners) and `engine.check` (rules and suppressions), as `engine.run` calls them. The
+# file layer is timed by wrapping the walk and every file read (a few microseconds a file);
+# a read belongs to discovery when it starts before discovery's time (`phases`) is up.
 _PHASES = """
 import sys, time
 perf = time.perf_counter
@@ -233,41 +233,53 @@ try:
     from drift_check.reporters import render
     from drift_check.scanners.files import Repo
     t.append(perf())
-    spent = {"walk": 0.0, "read": 0.0, "discover": 0.0, "facts": 0.0, "read in scan": 0.0}
+    walked = [0.0]
+    reads = []  # (start, seconds) of every file read
 
-    def timed(key, fn, wanted=lambda *a: True):
+    def timed_walk(fn):
+        def wrapper(repo, absdir, reldir, *rest, **kwargs):
+            if reldir != "":
+                return fn(repo, absdir, reldir, *rest, **kwargs)
+            start = perf()
+            try:
+                return fn(repo, absdir, reldir, *rest, **kwargs)
+            finally:
+                walked[0] += perf() - start
+        return wrapper
+
+    def timed_read(fn):
         def wrapper(*args, **kwargs):
-            if not wanted(*args):
-                return fn(*args, **kwargs)
-            start, read = perf(), spent["read"]
+            start = perf()
             try:
                 return fn(*args, **kwargs)
             finally:
-                spent[key] += perf() - start
-                if key == "facts":
-                    spent["read in scan"] += spent["read"] - read
+                reads.append((start, perf() - start))
         return wrapper
 
-    Repo._walk = timed("walk", Repo._walk, lambda repo, absdir, reldir, *rest: reldir == "")
-    Repo._read = timed("read", Repo._read)
-    engine.discover_tree = timed("discover", engine.discover_tree)
-    engine.build_facts = timed("facts", engine.build_facts)
+    Repo._walk = timed_walk(Repo._walk)
+    Repo._read = timed_read(Repo._read)
     config = load_config(".", None)
     t.append(perf())
+    phases = {}
     start = perf()
-    report = engine.run(config)
-    total = perf() - start
-    read_in_discovery = spent["read"] - spent["read in scan"]
-    t.append(t[-1] + spent["walk"])
-    t.append(t[-1] + spent["discover"] - spent["walk"] - read_in_discovery)
-    t.append(t[-1] + spent["read"])
-    t.append(t[-1] + spent["facts"] - spent["read in scan"])
-    t.append(t[-1] + total - spent["discover"] - spent["facts"])
+    facts = engine.scan(config, phases=phases)
+    scanned = perf()
+    findings = engine.check(facts)
+    checked = perf()
+    discovered = start + phases["discovery"]
+    read_in_discovery = sum(d for s, d in reads if s < discovered)
+    read_in_scan = sum(d for s, d in reads if s >= discovered)
+    t.append(t[-1] + walked[0])
+    t.append(t[-1] + phases["discovery"] - walked[0] - read_in_discovery)
+    t.append(t[-1] + read_in_discovery + read_in_scan)
+    t.append(t[-1] + (scanned - start) - phases["discovery"] - read_in_scan)
+    t.append(t[-1] + checked - scanned)
+    report = engine.Report(facts.config, facts, engine.rules_run(facts.config), findings)
     start = perf()
     text = render(report, sys.argv[1], color=False, cwd=os.getcwd())
     t.append(t[-1] + perf() - start)
     print(" ".join(repr(b - a) for a, b in zip(t, t[1:])), len(report.findings))
-except Exception as exc:  # the engine's internals moved: say so, do not stop the benchmark
+except Exception as exc:  # the engine's API moved: say so, do not stop the benchmark
     print("error:", type(exc).__name__, exc)
 """
 PHASE_NAMES = (

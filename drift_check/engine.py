@@ -1,4 +1,6 @@
-"""The pipeline: config -> scanners -> facts -> rules -> suppression -> findings."""
+"""The pipeline: config -> scanners -> facts -> rules -> suppression -> findings.
+
+`scan` reads the tree into facts, `check` runs the rules over them; `run` is the two."""
 
 from time import perf_counter
 from typing import NamedTuple
@@ -23,18 +25,49 @@ def run(
     overlay: dict[str, str] | None = None,
     phases: dict[str, float] | None = None,
 ) -> Report:
-    """Scan the tree once, run every selected rule over the facts, drop what suppression
-    comments and per-file ignores cover, run the rules that read what the suppression stage
-    left, return the findings sorted. `overlay` maps paths to texts read instead of the
-    files (fixes checked in memory); `phases` adds up the seconds each stage took
-    (`--verbose`)."""
+    """Scan the tree once and check the facts (see `scan` and `check`). `overlay` maps
+    paths to texts read instead of the files (fixes checked in memory); `phases` adds up
+    the seconds each stage took (`--verbose`)."""
+    facts = scan(config, overlay, phases)
+    findings = check(facts, select, ignore, phases)
+    return Report(facts.config, facts, rules_run(facts.config, select, ignore), findings)
+
+
+def scan(
+    config: Config,
+    overlay: dict[str, str] | None = None,
+    phases: dict[str, float] | None = None,
+) -> Facts:
+    """Discover the tree's components (choosing the packs, unless the config names them) and
+    scan each once into facts; `facts.config` is the config with its packs chosen."""
     clock = _Clock(phases)
     discovered = discover_tree(config, overlay)
-    config = discovered.config
     clock.lap("discovery")
-    facts = build_facts(config, discovered)
+    facts = build_facts(discovered.config, discovered)
     clock.lap("scan")
-    rules = selected(select or config.select, config.ignore + ignore)
+    return facts
+
+
+def rules_run(
+    config: Config, select: tuple[str, ...] = (), ignore: tuple[str, ...] = ()
+) -> tuple[Rule, ...]:
+    """The rules a check runs: the selection given, else the config's, less what either
+    ignores."""
+    return tuple(selected(select or config.select, config.ignore + ignore))
+
+
+def check(
+    facts: Facts,
+    select: tuple[str, ...] = (),
+    ignore: tuple[str, ...] = (),
+    phases: dict[str, float] | None = None,
+) -> tuple[Finding, ...]:
+    """Run every selected rule over the facts, drop what suppression comments and per-file
+    ignores cover, run the rules that read what the suppression stage left, return the
+    findings sorted."""
+    clock = _Clock(phases)
+    config = facts.config
+    rules = rules_run(config, select, ignore)
     found: set[Finding] = set()
     for r in rules:
         if r.reads == "facts":
@@ -61,7 +94,7 @@ def run(
             [*findings, *(f for f in late if not per_file_ignored(f, config.per_file_ignores))]
         )
     clock.lap("suppressions")
-    return Report(config, facts, tuple(rules), tuple(findings))
+    return tuple(findings)
 
 
 class _Clock:

@@ -10,8 +10,9 @@ from bisect import bisect_right
 from functools import total_ordering
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-if TYPE_CHECKING:  # built from the facts below, by the scan
-    from drift_check.markers import Index
+if TYPE_CHECKING:
+    from drift_check.config import Config
+    from drift_check.markers import Index  # built from the facts below, by the scan
 
 _NEWLINE = re.compile("\n")
 
@@ -889,6 +890,7 @@ class Facts(NamedTuple):
     directives: dict[str, tuple[Directive, ...]]  # by path, for every file read
     sources: dict[str, Source]  # every file read, by path
     derived: dict[str, Any]
+    config: "Config"  # the config the tree was scanned with, its packs chosen
     skill_variants: tuple[SkillVariant, ...] = ()
     undeclared_agents: tuple[UndeclaredAgent, ...] = ()
     skill_names: frozenset[str] = frozenset()  # folder names and frontmatter names of skills

@@ -137,6 +137,7 @@ def build_facts(config: Config, discovered: Discovered | None = None) -> Facts:
         directives=_directives(repo),
         sources=repo.sources(),
         derived={},
+        config=config,
         skill_variants=skills.variants,
         undeclared_agents=tuple(
             UndeclaredAgent(path, manifest, line)
