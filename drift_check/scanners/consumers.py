@@ -25,10 +25,10 @@ from drift_check.scanners.pystrings import python_literals
 
 # `## TOKEN` between backticks or quotes. The pattern starts at the `## ` literal, which the
 # regex engine finds fast; the opening quote is checked by hand, and so are a token and a
-# closing quote: a `## ` without them still matches, as no quote. Every `## ` inside a token
-# run ends at the same character, so it is a quote exactly when the first one is; as a
-# failing pattern the engine tried each of them to the end of the line (quadratic on
-# `## ## ## ...`), and the possessive run gives up nothing, since no quote can sit inside it.
+# closing quote: a `## ` without them still matches, as no quote, so the engine never
+# retries from each `## ` of a run (`## ## ## ...` is scanned once). Every `## ` inside a
+# token run ends at the same character, so it is a quote exactly when the first one is; the
+# possessive run gives up nothing, since no quote can sit inside it.
 _QUOTED = re.compile(r"""## ([^`'"\n]*+)(?P<quote>[`'"])?""")
 _DISPATCH = re.compile(r"""subagent_type\s*[=:]\s*["']?([\w.-]+)""")
 _STEP = re.compile(r"<step\b")

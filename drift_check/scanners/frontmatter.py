@@ -21,8 +21,8 @@ if TYPE_CHECKING:
 
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 # A top-level key: plain (not a list item or comment), or quoted.
-# The plain key ends at its last non-blank before the colon, matched possessively: a lazy
-# `[^:\n]*?` rescanned a long run of blanks from each of its characters (quadratic).
+# The plain key ends at its last non-blank before the colon, matched possessively, so a long
+# run of blanks is scanned once (a lazy `[^:\n]*?` would rescan it from each character).
 _KEY_LINE = re.compile(
     r"""^(?:"([^"\n]*)"|'([^'\n]*)'|((?:[^\s#'"?:\-]|-[^\s:\n])(?:[ \t]*+[^:\n \t]++)*+))"""
     r"""[ \t]*+:(?=[ \t]|$)""",

@@ -14,16 +14,17 @@ from drift_check.scanners.markdown import Cursor, MarkdownScan, scan
 # `](target)` or `](target "title")`: the `](` literal is what the regex engine looks for.
 # Where no `)` (or title) follows the target, the pattern still matches, to the end of the
 # target, without the `close` group: not a link. Every `](` inside that target would fail the
-# same way (its target ends at the same character), and as a failing pattern the engine tried
-# each of them, scanning on to that same end: quadratic on `](](](...`. The possessive `<?+`
-# and `*+` give up nothing a link could need: a target never ends before `)`, a blank or `>`.
+# same way (its target ends at the same character), so a failing pattern would make the
+# engine try each of them, scanning on to that same end: quadratic on `](](](...`. The
+# possessive `<?+` and `*+` give up nothing a link could need: a target never ends before
+# `)`, a blank or `>`.
 _LINK = re.compile(r"\]\(<?+([^)\s>]*+)(?P<close>>?+(?:\s+[\"'][^\"']*[\"'])?\))?")
 # A link reference definition: `[label]: target` at the start of a line.
 _DEFINITION = re.compile(r"^[ ]{0,3}\[[^\]\n]+\]:[ \t]*<?([^\s>]+)>?", re.M)
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 # `[text](target)` in a heading, rendered as its text. As with `_LINK`, a `[` that starts no
 # link still matches (without the `target` group), to its `]`, or to the end when no `)`
-# follows: every later `[` would fail too, and was rescanned to the end (quadratic on `[[[`).
+# follows: every later `[` would fail too, each rescanning to the end (quadratic on `[[[`).
 _INLINE_LINK = re.compile(r"!?\[([^\]]*+)(?:(?P<target>\]\([^)]*+\))|\]\([^)]*+)?")
 _SLUG_DROP = re.compile(r"[^\w\- ]", re.UNICODE)
 # A target a template asks the reader to fill in: words such as `url`, `link`, `path` in a

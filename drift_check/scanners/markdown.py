@@ -29,10 +29,11 @@ from drift_check.facts import InputProblem, Position, Source
 # The container markers are an atomic group and the indentation after them possessive: the
 # spaces between markers can be split between a marker's trailing `[ \t]+` (or `>`'s `[ \t]?`)
 # and the next marker's `[ \t]{0,3}` in several ways, so on a line of markers that is not a
-# candidate (`- - - - ... x`, `> > > ... x`) backtracking tried every split, 2**n or 4**n of
-# them. No split can help: a fence or heading run never starts with a container character or
-# a blank, so the greedy first try is the only one that can succeed, and the groups match
-# exactly what they matched before (`tests/robustness/test_hostile_patterns.py`).
+# candidate (`- - - - ... x`, `> > > ... x`) backtracking would try every split, 2**n or
+# 4**n of them. No split can help: a fence or heading run never starts with a container
+# character or a blank, so the greedy first try is the only one that can succeed, and the
+# groups match exactly what backtracking ones would
+# (`tests/robustness/test_hostile_patterns.py`).
 @lru_cache(maxsize=6)
 def _candidates(max_level: int) -> re.Pattern[str]:
     # max_level 0: fences only (a heading never opens or closes one)

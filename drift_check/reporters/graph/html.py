@@ -72,7 +72,8 @@ def _svg(graph: Graph, placed: Layout, index: dict[str, int]) -> str:
     far = ' class="far"' if placed.width > FAR_WIDTH or placed.height > FAR_HEIGHT else ""
     out = [
         # labels are drawn only when they can be read: a large graph opens zoomed out, and
-        # parsing and laying out thousands of unreadable labels was most of its opening time
+        # parsing and laying out thousands of unreadable labels would be most of its opening
+        # time
         f'<svg id="graph" xmlns="http://www.w3.org/2000/svg"{far}>',
         "<defs>"
         + "".join(
