@@ -701,18 +701,20 @@ def _overlap(a: frozenset[str], b: frozenset[str]) -> bool:
 
 def _group(definitions: list[Definition]) -> list[_Group]:
     groups: list[_Group] = []
+    # each field's groups in the order they were made: all, and those not a schema's enum
+    by_field: dict[tuple[str, ...], tuple[list[_Group], list[_Group]]] = {}
     ordered = sorted(definitions, key=lambda d: (d.rank, -len(d.states.states), d.states.position))
     for definition in ordered:
+        every, not_enum = by_field.setdefault(definition.field, ([], []))
         # two schemas are two contracts, even with one field in common
-        same = (
-            g
-            for g in groups
-            if g.field == definition.field
-            and not (definition.rank == 1 and g.source.kind == "schema-enum")
-        )
+        same = not_enum if definition.rank == 1 else every
         home = next((g for g in same if _overlap(g.keys, definition.keys)), None)
         if home is None:
-            groups.append(_Group(definition))
+            group = _Group(definition)
+            groups.append(group)
+            every.append(group)
+            if group.source.kind != "schema-enum":
+                not_enum.append(group)
             continue
         home.contracts |= definition.contracts
         if definition.rank == 3:
@@ -723,24 +725,37 @@ def _group(definitions: list[Definition]) -> list[_Group]:
 
 
 def _emissions(groups: list[_Group], blocks: list[Block]) -> None:
-    by_key: dict[str, list[_Group]] = {}
+    # groups with the same field, keys and configuration fit and score alike: each such
+    # kind is weighed once per leaf (a thousand schemas with one `status` are one kind)
+    by_key: dict[str, dict[tuple[tuple[str, ...], frozenset[str], bool], list[_Group]]] = {}
     for group in groups:
-        by_key.setdefault(group.key, []).append(group)
+        kind = (group.field, group.keys, group.configured)
+        by_key.setdefault(group.key, {}).setdefault(kind, []).append(group)
     for block in blocks:
         for leaf in block.leaves:
             candidates = by_key.get(leaf.path[-1])
             if not candidates or not is_state(leaf.value):
                 continue
             keys = block.keys
-            fitting = [
-                g
-                for g in candidates
-                if (block.loose or g.field == leaf.path)
-                and ((g.configured and not g.keys) or _overlap(g.keys, keys))
+            scored = [
+                (len(group_keys & keys) + 1, alike)
+                for (field, group_keys, configured), alike in candidates.items()
+                if (block.loose or field == leaf.path)
+                and ((configured and not group_keys) or _overlap(group_keys, keys))
             ]
-            best = _best([(len(g.keys & keys) + 1, g) for g in fitting])
+            best = _best_alike(scored)
             if best is not None:
                 best.emitted.append(StateName(leaf.value, leaf.position))
+
+
+def _best_alike(scored: list[tuple[int, list[_Group]]]) -> _Group | None:
+    """`_best` of groups given as lists of groups that score alike: a list of two or more
+    at the top score is a tie."""
+    top = max((score for score, _ in scored), default=0)
+    if top <= 0:
+        return None
+    winners = [alike for score, alike in scored if score == top]
+    return winners[0][0] if len(winners) == 1 and len(winners[0]) == 1 else None
 
 
 def _best(scored: list[tuple[int, _Group]]) -> _Group | None:
