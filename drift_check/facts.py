@@ -648,7 +648,15 @@ class SchemaExample(NamedTuple):
     pointer: str  # of the subschema holding the keyword
     keyword: str  # "examples" or "default"
     index: int  # the entry's index in `examples` (0 for a default)
-    value: BlockValue
+    # the entry as a block reads it, every node placed at the entry's start: enough to tell
+    # whether it satisfies the schema; `SchemaFile.example_value` places each node exactly
+    shape: BlockValue
+
+    @property
+    def at(self) -> str:
+        """The JSON pointer of the entry itself."""
+        keyword = f"{self.pointer}/{self.keyword}"
+        return f"{keyword}/{self.index}" if self.keyword == "examples" else keyword
 
 
 class SchemaPointer(NamedTuple):
@@ -663,23 +671,96 @@ class SchemaPointer(NamedTuple):
         return f"{self.path}:{self.position.line} (`#{self.pointer}`)"
 
 
-class SchemaFile(NamedTuple):
-    """A JSON Schema file of the tree (`*.schema.json`, or named by `schema-pairs`), parsed
-    with positions. Its owner is the skill folder it sits in (directly, or in a `schemas/`,
-    `contracts/` or `assets/contracts/` subfolder of it), else the agent file it is named
-    after, else the plugin root whose `schemas/` folder holds it; "" for none."""
+class SchemaFile:
+    """A JSON Schema file of the tree (`*.schema.json`, or named by `schema-pairs`). Its
+    owner is the skill folder it sits in (directly, or in a `schemas/`, `contracts/` or
+    `assets/contracts/` subfolder of it), else the agent file it is named after, else the
+    plugin root whose `schemas/` folder holds it; "" for none.
 
-    path: str
-    document: JsonValue | None  # None when the file is not valid JSON (a DC007 says why)
-    owner: str
-    role: str  # "input" or "output" (from the file name, else the title), or ""
-    names: tuple[str, ...]  # block names (`CONTEXT_RESULT`) its title or description name
-    identifier: str  # its `$id`, "" without one
-    examples: tuple[SchemaExample, ...] = ()  # its own `examples` and `default`s
+    `plain` is the document as `json.loads` gives it. Where a node is written is looked up
+    in `source` only when asked (`position`, `document`): a run reports on few of them."""
+
+    __slots__ = (
+        "_document",
+        "_locator",
+        "examples",
+        "identifier",
+        "names",
+        "owner",
+        "path",
+        "plain",
+        "role",
+        "source",
+        "valid",
+    )
+
+    def __init__(
+        self,
+        path: str,
+        source: Source,
+        plain: Any,
+        owner: str,
+        role: str,
+        names: tuple[str, ...],
+        identifier: str,
+        examples: tuple[SchemaExample, ...] = (),
+        valid: bool = True,
+        locator: Any = None,
+    ) -> None:
+        self.path = path
+        self.source = source
+        self.plain = plain  # None also when the file is not valid JSON (`valid`; DC920 says why)
+        self.owner = owner
+        self.role = role  # "input" or "output" (from the file name, else the title), or ""
+        self.names = names  # block names (`CONTEXT_RESULT`) its title or description name
+        self.identifier = identifier  # its `$id`, "" without one
+        self.examples = examples  # its own `examples` and `default`s
+        self.valid = valid
+        self._document: JsonValue | None = None
+        self._locator = locator  # a json_parser.Locator of `source`, made on first use
+
+    def __repr__(self) -> str:
+        return f"SchemaFile({self.path!r})"
+
+    @property
+    def document(self) -> JsonValue | None:
+        """The document with the position of every node (parsed on first use)."""
+        if self._document is None and self.valid:
+            from drift_check.scanners.json_parser import parse_source
+
+            self._document = parse_source(self.source, max_depth=1 << 30)  # depth checked
+        return self._document
 
     def at(self, pointer: str) -> JsonValue | None:
         """The node at a JSON pointer (RFC 6901, "" for the document), if there is one."""
         return None if self.document is None else json_at(self.document, pointer)
+
+    def locate(self, pointer: str) -> tuple[int, int] | None:
+        """The text offsets of the node at a JSON pointer and of its key (-1 for none)."""
+        if not self.valid:
+            return None
+        if self._locator is None:
+            from drift_check.scanners.json_parser import Locator
+
+            self._locator = Locator(self.source.text)
+        return self._locator.find(pointer)  # type: ignore[no-any-return]
+
+    def position(self, pointer: str, key: bool = False) -> Position | None:
+        """Where the node at a JSON pointer is written (with `key`, its member's key; the
+        value for an array item or the document); None when there is no such node."""
+        found = self.locate(pointer)
+        if found is None:
+            return None
+        value, key_at = found
+        return self.source.position(key_at if key and key_at >= 0 else value)
+
+    def example_value(self, example: SchemaExample) -> BlockValue:
+        """An example's value with every node at its own place in the file."""
+        from drift_check.scanners.structured import block_value
+
+        node = self.at(example.at)
+        assert node is not None
+        return block_value(node, template=False)
 
     def enums(self) -> tuple[tuple[str, JsonValue], ...]:
         """Every `enum` array of the schema with its JSON pointer, in file order."""
@@ -696,6 +777,26 @@ class SchemaFile(NamedTuple):
             elif node.kind == "array":
                 todo.extend((f"{pointer}/{i}", item) for i, item in enumerate(node.value))
         return tuple(sorted(out, key=lambda e: (e[1].position.line, e[1].position.column)))
+
+
+MISSING = object()  # `plain_at`'s answer for a pointer to nothing
+
+
+def plain_at(value: Any, pointer: str) -> Any:
+    """`json_at` on a document as `json.loads` gives it; `MISSING` for no node."""
+    if pointer.startswith("#"):
+        pointer = pointer[1:]
+    for token in pointer.split("/")[1:] if pointer else ():
+        key = token.replace("~1", "/").replace("~0", "~")
+        if isinstance(value, dict):
+            value = value.get(key, MISSING)
+        elif isinstance(value, list) and key.isdigit() and key.isascii() and int(key) < len(value):
+            value = value[int(key)]
+        else:
+            return MISSING
+        if value is MISSING:
+            return value
+    return value
 
 
 def escape_pointer(key: str) -> str:

@@ -58,17 +58,16 @@ def schema_invalid(facts: Facts) -> Iterator[Hit]:
         if problem.kind == "schema-json":
             yield Hit(problem.position, f"schema is {problem.message}")
     schemas = facts.structured.schemas
-    if not any(s.document is not None for s in schemas.values()):
+    if not any(s.valid for s in schemas.values()):
         return
     from drift_check.rules.validation import meta_problems
 
     for path in sorted(schemas):
         schema = schemas[path]
-        if schema.document is None:
+        if not schema.valid:
             continue
         for pointer, message in meta_problems(facts, path):
-            node = schema.at(pointer)
-            position = node.position if node is not None else Position(path, 1, 1)
+            position = schema.position(pointer) or Position(path, 1, 1)
             yield Hit(
                 position,
                 message,
@@ -105,13 +104,16 @@ def schema_example_invalid(facts: Facts) -> Iterator[Hit]:
     checker = contracts(facts)
     for path in sorted(schemas):
         for example in schemas[path].examples:
+            if not checker.violations(path, example.shape, example.pointer):
+                continue  # most examples hold: their positions are never needed
             of = f"`#{example.pointer}`" if example.pointer else "the schema"
             what = (
                 f"example {example.index + 1} of {of}"
                 if example.keyword == "examples"
                 else f"`default` of {of}"
             )
-            for v in checker.violations(path, example.value, example.pointer):
+            value = schemas[path].example_value(example)
+            for v in checker.violations(path, value, example.pointer):
                 if v.kind == "required":
                     text = f"{what} omits `{v.subject}`, which {_side(v.schema)} requires"
                 elif v.kind == "additional":

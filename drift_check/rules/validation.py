@@ -17,13 +17,14 @@ from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 from drift_check.facts import (
+    MISSING,
     BlockValue,
     Facts,
-    JsonValue,
     Position,
     SchemaFile,
     SchemaPointer,
     escape_pointer,
+    plain_at,
 )
 
 Path = tuple[Any, ...]
@@ -54,15 +55,12 @@ class Contracts:
         from referencing import Registry, Resource
         from referencing.jsonschema import DRAFT202012
 
-        self.schemas = {p: s for p, s in schemas.items() if s.document is not None}
-        self.plain: dict[str, Any] = {}
-        self.where: dict[int, tuple[str, str]] = {}  # id(subschema) -> (path, pointer)
+        self.schemas = {p: s for p, s in schemas.items() if s.valid}
+        self.plain: dict[str, Any] = {p: s.plain for p, s in self.schemas.items()}
+        self._where: dict[int, tuple[str, str]] | None = None
         resources = []
         for path, schema in sorted(self.schemas.items()):
-            assert schema.document is not None
-            document = self._plain(path, schema.document)
-            self.plain[path] = document
-            resource = Resource.from_contents(document, default_specification=DRAFT202012)
+            resource = Resource.from_contents(schema.plain, default_specification=DRAFT202012)
             resources.append((f"file:///{quote(path)}", resource))
             if schema.identifier:
                 resources.append((schema.identifier, resource))
@@ -73,34 +71,24 @@ class Contracts:
         self._root = validators.Draft202012Validator({}, registry=self.registry)
         self._validators: dict[str, Any] = {}
 
-    def _plain(self, path: str, node: JsonValue) -> Any:
-        """The node as json.loads gives it, recording where each object is written."""
-        where = self.where
-        if node.kind not in ("object", "array"):
-            return node.value
-        root: Any = {} if node.kind == "object" else []
-        where[id(root)] = (path, "")
-        todo: list[tuple[JsonValue, Any, str]] = [(node, root, "")]
-        while todo:
-            current, out, pointer = todo.pop()
-            pairs = (
-                ((m.key, m.value) for m in current.value)
-                if current.kind == "object"
-                else enumerate(current.value)
-            )
-            for key, child in pairs:
-                child_pointer = f"{pointer}/{escape_pointer(str(key))}"
-                if child.kind in ("object", "array"):
-                    value: Any = {} if child.kind == "object" else []
-                    where[id(value)] = (path, child_pointer)
-                    todo.append((child, value, child_pointer))
-                else:
-                    value = child.value
-                if current.kind == "object":
-                    out[key] = value
-                else:
-                    out.append(value)
-        return root
+    @property
+    def where(self) -> dict[int, tuple[str, str]]:
+        """id(subschema) -> (path, pointer) of every object and array of the schemas, found
+        on first use (only a finding or a field lookup names a subschema)."""
+        if self._where is None:
+            where: dict[int, tuple[str, str]] = {}
+            for path, document in self.plain.items():
+                todo: list[tuple[Any, str]] = [(document, "")]
+                while todo:
+                    node, pointer = todo.pop()
+                    if isinstance(node, dict):
+                        where[id(node)] = (path, pointer)
+                        todo.extend((v, f"{pointer}/{escape_pointer(k)}") for k, v in node.items())
+                    elif isinstance(node, list):
+                        where[id(node)] = (path, pointer)
+                        todo.extend((v, f"{pointer}/{i}") for i, v in enumerate(node))
+            self._where = where
+        return self._where
 
     def validator(self, path: str, pointer: str = "") -> Any:
         """The validator of the schema at `path` (of its subschema at `pointer`), built
@@ -129,8 +117,7 @@ class Contracts:
         path, pointer = found
         full = f"{pointer}/{escape_pointer(keyword)}" if keyword else pointer
         schema = self.schemas[path]
-        node = schema.at(full) or schema.at(pointer)
-        position = node.position if node is not None else Position(path, 1, 1)
+        position = schema.position(full) or schema.position(pointer) or Position(path, 1, 1)
         return SchemaPointer(path, full, position)
 
     def violations(
@@ -549,7 +536,7 @@ def meta_problems(facts: Facts, path: str) -> list[tuple[str, str]]:
     schema = checker.schemas[path]
     for pointer, ref in _local_refs(schema):
         fragment = ref[1:]
-        if fragment.startswith("/") and schema.at(fragment) is None:
+        if fragment.startswith("/") and plain_at(schema.plain, fragment) is MISSING:
             out.append(
                 (
                     pointer,
@@ -563,21 +550,19 @@ def meta_problems(facts: Facts, path: str) -> list[tuple[str, str]]:
 def _local_refs(schema: SchemaFile) -> list[tuple[str, str]]:
     """(pointer of the `$ref` value, the reference) for each `"$ref": "#..."`."""
     out: list[tuple[str, str]] = []
-    if schema.document is None:
-        return out
-    todo: list[tuple[str, JsonValue]] = [("", schema.document)]
+    todo: list[tuple[str, Any]] = [("", schema.plain)]
     while todo:
         pointer, node = todo.pop()
-        if node.kind == "object":
-            for member in node.value:
-                child = f"{pointer}/{escape_pointer(member.key)}"
-                if member.key == "$ref" and member.value.kind == "string":
-                    if member.value.value.startswith("#"):
-                        out.append((child, member.value.value))
-                elif member.key not in ("enum", "const", "examples", "default"):
-                    todo.append((child, member.value))
-        elif node.kind == "array":
-            todo.extend((f"{pointer}/{i}", item) for i, item in enumerate(node.value))
+        if isinstance(node, dict):
+            for key, value in node.items():
+                child = f"{pointer}/{escape_pointer(key)}"
+                if key == "$ref" and isinstance(value, str):
+                    if value.startswith("#"):
+                        out.append((child, value))
+                elif key not in ("enum", "const", "examples", "default"):
+                    todo.append((child, value))
+        elif isinstance(node, list):
+            todo.extend((f"{pointer}/{i}", item) for i, item in enumerate(node))
     return sorted(out)
 
 
@@ -591,100 +576,88 @@ class VacuousIf(NamedTuple):
 
 def vacuous_ifs(schema: SchemaFile) -> list[VacuousIf]:
     """Each `if` that tests a property its level does not have (see DC922)."""
-    document = schema.document
-    if document is None:
+    if not schema.valid:
         return []
     declared_at: dict[str, str] = {}  # key -> first `properties` pointer declaring it
-    conditions: list[tuple[str, JsonValue, JsonValue]] = []  # (level pointer, level, if)
-    todo: list[tuple[str, JsonValue, str, JsonValue | None]] = [("", document, "", None)]
+    # (level pointer, level, the `if`'s pointer, the `if`)
+    conditions: list[tuple[str, Any, str, dict[str, Any]]] = []
+    todo: list[tuple[str, Any, str, Any]] = [("", schema.plain, "", None)]
     while todo:
         pointer, node, parent_pointer, parent = todo.pop()
-        if node.kind == "array":
+        if isinstance(node, list):
             todo.extend(
-                (f"{pointer}/{i}", item, parent_pointer, parent)
-                for i, item in enumerate(node.value)
+                (f"{pointer}/{i}", item, parent_pointer, parent) for i, item in enumerate(node)
             )
             continue
-        if node.kind != "object":
+        if not isinstance(node, dict):
             continue
         condition = node.get("if")
-        if condition is not None and condition.kind == "object":
+        if isinstance(condition, dict):
             # an `if` inside `allOf` entries tests the level holding the `allOf`
             in_branch = pointer.rsplit("/", 2)[-2:-1] in (["allOf"], ["anyOf"], ["oneOf"])
             level_pointer, level = (
                 (parent_pointer, parent) if in_branch and parent is not None else (pointer, node)
             )
-            conditions.append((level_pointer, level, condition))
-        for member in node.value:
-            child = f"{pointer}/{escape_pointer(member.key)}"
-            if member.key == "properties" and member.value.kind == "object" and "/if" not in child:
-                for prop in member.value.value:
-                    declared_at.setdefault(prop.key, child)
-            if member.key in ("enum", "const", "examples", "default"):
+            conditions.append((level_pointer, level, f"{pointer}/if", condition))
+        for key, value in node.items():
+            child = f"{pointer}/{escape_pointer(key)}"
+            if key == "properties" and isinstance(value, dict) and "/if" not in child:
+                for prop in value:
+                    declared_at.setdefault(prop, child)
+            if key in ("enum", "const", "examples", "default"):
                 continue
-            if member.key in ("allOf", "anyOf", "oneOf"):
-                todo.append((child, member.value, pointer, node))
-            else:
-                todo.append((child, member.value, pointer, node))
+            todo.append((child, value, pointer, node))
     out = []
-    for level_pointer, level, condition in conditions:
+    for level_pointer, level, if_pointer, condition in conditions:
         keys = _level_keys(schema, level)
         if keys is None:
             continue
         tested = condition.get("properties")
-        if tested is None or tested.kind != "object":
+        if not isinstance(tested, dict):
             continue
         required = condition.get("required")
         required_keys = (
-            {v.value for v in required.value if v.kind == "string"}
-            if required is not None and required.kind == "array"
-            else set()
+            {v for v in required if isinstance(v, str)} if isinstance(required, list) else set()
         )
         closed = any(
-            (extra := level.get(k)) is not None and extra.kind == "boolean" and not extra.value
-            for k in ("additionalProperties", "unevaluatedProperties")
+            level.get(k) is False for k in ("additionalProperties", "unevaluatedProperties")
         )
-        for member in tested.value:
-            if member.key in keys:
+        for key in tested:
+            if key in keys:
                 continue
-            elsewhere = declared_at.get(member.key, "")
+            elsewhere = declared_at.get(key, "")
             if not (closed or elsewhere):
                 continue
-            out.append(
-                VacuousIf(
-                    member.key_position,
-                    level_pointer,
-                    member.key,
-                    member.key in required_keys,
-                    elsewhere,
-                )
-            )
+            at = f"{if_pointer}/properties/{escape_pointer(key)}"
+            position = schema.position(at, key=True)
+            assert position is not None
+            out.append(VacuousIf(position, level_pointer, key, key in required_keys, elsewhere))
     return sorted(out)
 
 
-def _level_keys(schema: SchemaFile, level: JsonValue) -> set[str] | None:
+def _level_keys(schema: SchemaFile, level: dict[str, Any]) -> set[str] | None:
     """The property names a level declares (its own, its `allOf`/`anyOf`/`oneOf` branches',
     local `$ref` targets'); None when it declares none or has `patternProperties`."""
     keys: set[str] = set()
-    todo = [level]
+    todo: list[Any] = [level]
     seen: set[int] = set()
     while todo:
         node = todo.pop()
-        if id(node) in seen or node.kind != "object":
+        if id(node) in seen or not isinstance(node, dict):
             continue
         seen.add(id(node))
-        if node.get("patternProperties") is not None:
+        if "patternProperties" in node:
             return None
         properties = node.get("properties")
-        if properties is not None and properties.kind == "object":
-            keys.update(m.key for m in properties.value)
+        if isinstance(properties, dict):
+            keys.update(properties)
         for keyword in ("allOf", "anyOf", "oneOf"):
             branches = node.get(keyword)
-            if branches is not None and branches.kind == "array":
-                todo.extend(branches.value)
+            if isinstance(branches, list):
+                todo.extend(branches)
         ref = node.get("$ref")
-        if ref is not None and ref.kind == "string" and ref.value.startswith("#/"):
-            target = schema.at(ref.value[1:])
-            if target is not None:
+        if isinstance(ref, str) and ref.startswith("#/"):
+            target = plain_at(schema.plain, ref[1:])
+            if target is not MISSING:
                 todo.append(target)
     return keys or None

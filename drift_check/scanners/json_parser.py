@@ -10,7 +10,9 @@ patterns that cannot backtrack. Nesting deeper than `max_depth` is refused where
 
 from __future__ import annotations
 
+import json
 import re
+from json.decoder import scanstring
 from typing import Any
 
 from drift_check.facts import JsonMember, JsonValue, Position, Source
@@ -57,6 +59,124 @@ class _Open:
         self.key_position = position
 
 
+def _refuse(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+# `json.loads` that refuses what this parser refuses (`NaN`, `Infinity`)
+_STRICT = json.JSONDecoder(parse_constant=_refuse)
+_SKIP_VALUE = json.JSONDecoder().scan_once  # C: a value at an offset, and where it ends
+# a valid document's strings (to drop them before counting brackets) and its leaf containers
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_EMPTY_CONTAINER = re.compile(r"\{\}|\[\]")
+
+
+def parse_plain(source: Source, max_depth: int = MAX_DEPTH) -> Any:
+    """The document as `json.loads` gives it (C, no positions), for a text `parse_source`
+    accepts; JsonSyntaxError, with `parse_source`'s message and position, for any other.
+    Positions of what a finding names are found later with `locate`."""
+    try:
+        value = _STRICT.decode(source.text)
+    except (ValueError, RecursionError):
+        value = _FALL_BACK
+    if value is _FALL_BACK or _deeper(source.text, max_depth):
+        return parse_source(source, max_depth).plain()  # raises where json.loads refused
+    return value
+
+
+_FALL_BACK = object()
+
+
+def _deeper(text: str, limit: int) -> bool:
+    """Whether a valid document nests containers more than `limit` deep: each pass drops
+    the containers that hold no container, so a document is empty after `depth` passes."""
+    if text.count("{") + text.count("[") <= limit:
+        return False
+    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
+    for _ in range(limit):
+        brackets = _EMPTY_CONTAINER.sub("", brackets)
+        if not brackets:
+            return False
+    return True
+
+
+def locate(text: str, pointer: str) -> tuple[int, int] | None:
+    """Where the node at a JSON pointer is written in a valid document: the offset of its
+    value and of its key's opening quote (-1 for an array item or the document); None when
+    there is no such node. The pointer is read as `json_at` reads it (the last of a repeated
+    key)."""
+    return Locator(text).find(pointer)
+
+
+class Locator:
+    """`locate` for many pointers into one valid document: each object's members and each
+    array's items are found once (siblings skipped by the C decoder) and kept."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._objects: dict[int, dict[str, tuple[int, int]]] = {}
+        self._arrays: dict[int, list[int]] = {}
+
+    def find(self, pointer: str) -> tuple[int, int] | None:
+        if pointer.startswith("#"):
+            pointer = pointer[1:]
+        text = self.text
+        i, key_at = _blanks_at(text, 0), -1
+        for token in pointer.split("/")[1:] if pointer else ():
+            key = token.replace("~1", "/").replace("~0", "~")
+            c = text[i] if i < len(text) else ""
+            if c == "{":
+                found = self._members(i).get(key)
+                if found is None:
+                    return None
+                i, key_at = found
+            elif c == "[" and key.isdigit() and key.isascii():
+                items = self._items(i)
+                if int(key) >= len(items):
+                    return None
+                i, key_at = items[int(key)], -1
+            else:
+                return None
+        return i, key_at
+
+    def _members(self, start: int) -> dict[str, tuple[int, int]]:
+        """key -> (value offset, key offset) of the object at `start`; a repeated key's
+        last place."""
+        found = self._objects.get(start)
+        if found is None:
+            text, found = self.text, {}
+            j = _blanks_at(text, start + 1)
+            while text[j] == '"':
+                name, k = scanstring(text, j + 1)
+                value = _blanks_at(text, _blanks_at(text, k) + 1)  # past the `:`
+                found[name] = (value, j)
+                end = _blanks_at(text, _SKIP_VALUE(text, value)[1])
+                if text[end] != ",":
+                    break
+                j = _blanks_at(text, end + 1)
+            self._objects[start] = found
+        return found
+
+    def _items(self, start: int) -> list[int]:
+        found = self._arrays.get(start)
+        if found is None:
+            text, found = self.text, []
+            j = _blanks_at(text, start + 1)
+            while text[j] != "]":
+                found.append(j)
+                end = _blanks_at(text, _SKIP_VALUE(text, j)[1])
+                if text[end] != ",":
+                    break
+                j = _blanks_at(text, end + 1)
+            self._arrays[start] = found
+        return found
+
+
+def _blanks_at(text: str, i: int) -> int:
+    return _BLANKS.match(text, i).end()  # type: ignore[union-attr]
+
+
 def parse_json(text: str, path: str, max_depth: int = MAX_DEPTH) -> JsonValue:
     """The document's value, each node with its position; JsonSyntaxError otherwise."""
     return parse_source(Source(path, text), max_depth)
@@ -65,6 +185,12 @@ def parse_json(text: str, path: str, max_depth: int = MAX_DEPTH) -> JsonValue:
 def parse_source(source: Source, max_depth: int = MAX_DEPTH) -> JsonValue:
     """`parse_json` of a file's text, with the file's own line starts."""
     return _Parser(source, max_depth).document()
+
+
+def parse_at(source: Source, offset: int, max_depth: int = MAX_DEPTH) -> JsonValue:
+    """The value written at `offset` of a file's text (what follows it is not read), with
+    positions: one node of a valid document, found with `locate`."""
+    return _Parser(source, max_depth).document(offset, whole=False)
 
 
 class _Parser:
@@ -82,11 +208,11 @@ class _Parser:
             return _BLANKS.match(self.text, i).end()  # type: ignore[union-attr]
         return i
 
-    def document(self) -> JsonValue:
+    def document(self, start: int = 0, whole: bool = True) -> JsonValue:
         # the hot loop: attribute look-ups are hoisted into locals
         text, n, position, blanks = self.text, self.n, self.lines.position, self.blanks
         stack: list[_Open] = []
-        i = blanks(0)
+        i = blanks(start)
         while True:
             # a value starts at i
             c = text[i] if i < n else ""
@@ -113,7 +239,7 @@ class _Parser:
             while True:
                 if not stack:
                     j = blanks(i)
-                    if j < n:
+                    if j < n and whole:
                         raise self.fail(j, "unexpected text after the JSON value; remove it")
                     return value
                 frame = stack[-1]

@@ -37,15 +37,16 @@ from typing import Any
 from drift_check.facts import (
     FieldTable,
     InputProblem,
-    JsonValue,
     Position,
     SchemaExample,
     SchemaFile,
+    Source,
     StructuredBlock,
+    escape_pointer,
 )
 from drift_check.scanners.files import Repo, glob_pattern
-from drift_check.scanners.json_parser import JsonSyntaxError, parse_source
-from drift_check.scanners.structured import block_value
+from drift_check.scanners.json_parser import JsonSyntaxError, Locator, parse_plain
+from drift_check.scanners.structured import plain_block_value
 
 _INPUT_WORDS = ("input", "request", "dispatch")
 _OUTPUT_WORDS = ("output", "result", "response")
@@ -62,7 +63,8 @@ def scan_schemas(
     settings: dict[str, Any],
     problems: list[InputProblem],
 ) -> dict[str, SchemaFile]:
-    """Every schema file, parsed with positions, with its owner, role and declared names."""
+    """Every schema file, parsed (positions are looked up later, where a finding needs
+    one), with its owner, role and declared names."""
     names = re.compile(settings["structured-template-names"])
     agents: dict[str, str] = {}  # folder/stem -> agent path
     for agent in agent_paths:
@@ -72,16 +74,16 @@ def scan_schemas(
         source = repo.read(path)
         if source is None:
             continue
+        owner = _owner(path, skill_dirs, agents, plugin_roots)
         try:
-            document = parse_source(source, repo.limits.max_json_depth)
+            document = parse_plain(source, repo.limits.max_json_depth)
         except JsonSyntaxError as error:
             problems.append(
                 InputProblem(error.position, "schema-json", f"not valid JSON: {error.message}")
             )
-            out[path] = SchemaFile(
-                path, None, _owner(path, skill_dirs, agents, plugin_roots), "", (), ""
-            )
+            out[path] = SchemaFile(path, source, None, owner, "", (), "", valid=False)
             continue
+        locator = Locator(source.text)
         title = _text(document, "title")
         declared = {
             w
@@ -91,18 +93,21 @@ def scan_schemas(
         }
         out[path] = SchemaFile(
             path,
+            source,
             document,
-            _owner(path, skill_dirs, agents, plugin_roots),
+            owner,
             _role(path, title),
             tuple(sorted(declared)),
             _text(document, "$id"),
-            _examples(document),
+            _examples(source, document, locator),
+            locator=locator,
         )
     return out
 
 
-def _text(document: JsonValue, key: str) -> str:
-    return document.text(key) or "" if document.kind == "object" else ""
+def _text(document: Any, key: str) -> str:
+    value = document.get(key) if isinstance(document, dict) else None
+    return value if isinstance(value, str) else ""
 
 
 def _owner(
@@ -142,32 +147,35 @@ def _role(path: str, title: str) -> str:
     return ""
 
 
-def _examples(document: JsonValue) -> tuple[SchemaExample, ...]:
-    """Every `examples` entry and `default` of a subschema, with the subschema's pointer.
-    Values inside `enum`, `const`, `examples` and `default` are data, not subschemas."""
-    out: list[SchemaExample] = []
-    todo: list[tuple[str, JsonValue]] = [("", document)]
+def _examples(source: Source, document: Any, locator: Locator) -> tuple[SchemaExample, ...]:
+    """Every `examples` entry and `default` of a subschema, with the subschema's pointer,
+    in file order. Values inside `enum`, `const`, `examples` and `default` are data, not
+    subschemas."""
+    found: list[tuple[str, str, int, Any]] = []
+    todo: list[tuple[str, Any]] = [("", document)]
     while todo:
         pointer, node = todo.pop()
-        if node.kind == "array":
-            todo.extend((f"{pointer}/{i}", item) for i, item in enumerate(node.value))
+        if isinstance(node, list):
+            todo.extend((f"{pointer}/{i}", item) for i, item in enumerate(node))
             continue
-        if node.kind != "object":
+        if not isinstance(node, dict):
             continue
-        for member in node.value:
-            key, value = member.key, member.value
-            child = f"{pointer}/{key.replace('~', '~0').replace('/', '~1')}"
-            if key == "examples" and value.kind == "array":
-                out.extend(
-                    SchemaExample(pointer, "examples", i, block_value(item, template=False))
-                    for i, item in enumerate(value.value)
-                )
+        for key, value in node.items():
+            if key == "examples" and isinstance(value, list):
+                found.extend((pointer, "examples", i, item) for i, item in enumerate(value))
             elif key == "default":
-                out.append(SchemaExample(pointer, "default", 0, block_value(value, False)))
-            elif key not in ("enum", "const", "examples") and value.kind in ("object", "array"):
-                todo.append((child, value))
-    out.sort(key=lambda e: (e.value.position.line, e.value.position.column))
-    return tuple(out)
+                found.append((pointer, "default", 0, value))
+            elif key not in ("enum", "const", "examples") and isinstance(value, (dict, list)):
+                todo.append((f"{pointer}/{escape_pointer(key)}", value))
+    out = []
+    for pointer, keyword, index, value in found:
+        at = f"{pointer}/{keyword}/{index}" if keyword == "examples" else f"{pointer}/{keyword}"
+        where = locator.find(at)
+        assert where is not None
+        shape = plain_block_value(value, source.position(where[0]))
+        out.append((where[0], SchemaExample(pointer, keyword, index, shape)))
+    out.sort(key=lambda e: e[0])
+    return tuple(e for _, e in out)
 
 
 def owner_of(path: str, skill_dirs: frozenset[str]) -> str:
@@ -189,7 +197,7 @@ def pair(
 ) -> tuple[list[StructuredBlock], list[FieldTable], dict[str, str]]:
     """Each block and table with the schema it claims (see the module docstring), and the
     template names whose schema is known."""
-    usable = {p: s for p, s in schemas.items() if s.document is not None}
+    usable = {p: s for p, s in schemas.items() if s.valid}
     configured = _configured(settings["schema-pairs"], usable)
     by_id = {s.identifier: p for p, s in usable.items() if s.identifier}
     owned: dict[str, list[SchemaFile]] = {}
@@ -339,5 +347,4 @@ def _table_schema(
 
 def schema_position(schema: SchemaFile, pointer: str) -> Position:
     """Where the node at `pointer` is written (the file's start when it is not there)."""
-    node = schema.at(pointer)
-    return node.position if node is not None else Position(schema.path, 1, 1)
+    return schema.position(pointer) or Position(schema.path, 1, 1)

@@ -169,6 +169,43 @@ def block_value(node: JsonValue, template: bool, line_shift: int = 0) -> BlockVa
     return results[id(node)]
 
 
+def plain_block_value(value: Any, position: Position) -> BlockValue:
+    """`block_value` (not a template) of a value as `json.loads` gives it, every node at
+    `position`: what validation needs to tell whether a value satisfies a schema, without
+    the positions; built without recursion."""
+
+    def leaf(item: Any) -> BlockValue | None:
+        if isinstance(item, str):
+            return classify_string(item, position, False)
+        if isinstance(item, (dict, list)):
+            return None
+        if item is None:
+            return BlockValue("null", None, position)
+        return BlockValue("boolean" if isinstance(item, bool) else "number", item, position)
+
+    done = leaf(value)
+    if done is not None:
+        return done
+    results: dict[int, BlockValue] = {}
+    todo: list[tuple[Any, bool]] = [(value, False)]
+    while todo:
+        current, expanded = todo.pop()
+        children = list(current.values()) if isinstance(current, dict) else current
+        if not expanded:
+            todo.append((current, True))
+            todo.extend((c, False) for c in children if isinstance(c, (dict, list)))
+            continue
+        converted = [results.pop(id(c)) if id(c) in results else leaf(c) for c in children]
+        if isinstance(current, dict):
+            members = tuple(
+                BlockMember(k, position, v) for k, v in zip(current, converted, strict=True)
+            )
+            results[id(current)] = BlockValue("object", members, position)
+        else:
+            results[id(current)] = BlockValue("array", tuple(converted), position)
+    return results[id(value)]
+
+
 class _Token(NamedTuple):
     kind: str  # "key", "item" or "barrier"
     indent: int

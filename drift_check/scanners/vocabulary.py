@@ -35,9 +35,10 @@ from drift_check.facts import (
     StateList,
     StateName,
     Vocabulary,
+    escape_pointer,
 )
 from drift_check.scanners.files import Repo, glob_pattern, matches
-from drift_check.scanners.json_parser import JsonSyntaxError, parse_json
+from drift_check.scanners.json_parser import JsonSyntaxError, parse_at, parse_json
 from drift_check.scanners.markdown import MarkdownScan, scan
 from drift_check.scanners.registry import _SEPARATOR, Cell, split_row
 from drift_check.scanners.state_code import (
@@ -181,8 +182,8 @@ def find_vocabularies(
         if found.handlers:
             mentions[path] = source
     for schema in schemas:
-        if schema.document is not None and not (skip and matches(schema.path, skip)):
-            definitions.extend(schema_definitions(schema.path, schema.document))
+        if schema.valid and not (skip and matches(schema.path, skip)):
+            definitions.extend(schema_definitions(schema))
     configured = settings["vocabularies"]
     groups = _group(definitions)
     for entry in configured or ():
@@ -648,45 +649,57 @@ def _templates(source: Source, lines: list[str], markdown: _Fences) -> list[Bloc
     return out
 
 
-def schema_definitions(path: str, root: JsonValue) -> list[Definition]:
+def schema_definitions(schema: SchemaFile) -> list[Definition]:
     """The string `enum`s of a JSON Schema, each at the path of its property."""
-    if root.kind != "object":
+    root = schema.plain
+    if not isinstance(root, dict):
         return []
     properties = root.get("properties")
-    keys: frozenset[str] = frozenset()
-    if properties is not None and properties.kind == "object":
-        keys = frozenset(m.key for m in properties.value)
-    stem = path.rsplit("/", 1)[-1].split(".")[0]
-    title = root.text("title") or ""
+    keys: frozenset[str] = frozenset(properties) if isinstance(properties, dict) else frozenset()
+    stem = schema.path.rsplit("/", 1)[-1].split(".")[0]
+    title = root.get("title")
+    title = title if isinstance(title, str) else ""
     contracts = {stem, *re.findall(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:RESULT|REQUEST)\b", title)}
     out = []
-    todo: list[tuple[JsonValue, tuple[str, ...]]] = [(root, ())]
+    # (node, field, JSON pointer): positions are looked up only for the enums kept
+    todo: list[tuple[Any, tuple[str, ...], str]] = [(root, (), "")]
     while todo:
-        node, field = todo.pop()
-        if node.kind != "object":
+        node, field, pointer = todo.pop()
+        if not isinstance(node, dict):
             continue
         enum = node.get("enum")
-        if field and enum is not None and enum.kind == "array":
-            strings = [v for v in enum.value if v.kind == "string"]
-            if len(strings) >= 2 and all(is_state(v.value) for v in strings):
+        if field and isinstance(enum, list):
+            strings = [v for v in enum if isinstance(v, str)]
+            if len(strings) >= 2 and all(is_state(v) for v in strings):
+                written = _enum_written(schema, f"{pointer}/enum")
                 states = tuple(
                     StateName(v.value, v.position._replace(column=v.position.column + 1))
-                    for v in strings
+                    for v in written.value
+                    if v.kind == "string"
                 )
                 label = f"the `enum` of `{'.'.join(field)}`"
-                definitions_list = StateList("schema-enum", label, enum.position, states, True)
+                definitions_list = StateList("schema-enum", label, written.position, states, True)
                 out.append(Definition(field, keys, frozenset(contracts), definitions_list, 1))
         found = node.get("properties")
-        if found is not None and found.kind == "object":
-            todo.extend((m.value, (*field, m.key)) for m in found.value)
-        items = node.get("items")
-        if items is not None:
-            todo.append((items, field))
+        if isinstance(found, dict):
+            todo.extend(
+                (value, (*field, key), f"{pointer}/properties/{escape_pointer(key)}")
+                for key, value in found.items()
+            )
+        if "items" in node:
+            todo.append((node["items"], field, f"{pointer}/items"))
         for combinator in ("allOf", "anyOf", "oneOf"):
             branch = node.get(combinator)
-            if branch is not None and branch.kind == "array":
-                todo.extend((b, field) for b in branch.value)
+            if isinstance(branch, list):
+                todo.extend((b, field, f"{pointer}/{combinator}/{i}") for i, b in enumerate(branch))
     return out
+
+
+def _enum_written(schema: SchemaFile, pointer: str) -> JsonValue:
+    """An `enum` array with the position of each entry, parsed where it is written."""
+    found = schema.locate(pointer)
+    assert found is not None
+    return parse_at(schema.source, found[0])
 
 
 def _overlap(a: frozenset[str], b: frozenset[str]) -> bool:

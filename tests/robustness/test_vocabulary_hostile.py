@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from drift_check.facts import Source
+from drift_check.facts import SchemaFile, Source
 from drift_check.scanners.files import Repo
-from drift_check.scanners.json_parser import JsonSyntaxError, parse_json
+from drift_check.scanners.json_parser import JsonSyntaxError, parse_plain
 from drift_check.scanners.references import python_module, skill_references, spawner_references
 from drift_check.scanners.state_code import python_lists, typescript_lists
 from drift_check.scanners.vocabulary import read_markdown, schema_definitions
@@ -28,10 +28,12 @@ def run_markdown(text: str) -> object:
 
 
 def run_schema(text: str) -> object:
+    source = Source("a.schema.json", text)
     try:
-        return schema_definitions("a.schema.json", parse_json(text, "a.schema.json"))
+        plain = parse_plain(source)
     except JsonSyntaxError as exc:  # the warm-up's cut text
         return exc
+    return schema_definitions(SchemaFile(source.path, source, plain, "", "", (), ""))
 
 
 def run_python(text: str) -> object:
