@@ -38,6 +38,10 @@ class Meta(NamedTuple):
     validator: Any
     recursion: dict[str, frozenset[Pattern]]  # keyword -> patterns
     optional: frozenset[str]  # keywords whose value may also be a non-schema (`dependencies`)
+    # when the shallow meta-schema asks of a subschema only its type and, keyword by
+    # keyword, each keyword's value (no `dependencies` between keywords): what it asks of
+    # each keyword's value, in its order; None otherwise
+    by_keyword: dict[str, list[Any]] | None = None
 
 
 class MetaChecker:
@@ -45,7 +49,8 @@ class MetaChecker:
 
     def __init__(self) -> None:
         self._metas: dict[Any, Meta] = {}
-        self._memo: dict[tuple[Any, str], list[Any]] = {}
+        self._memo: dict[tuple[Any, ...], list[Any]] = {}
+        self._keyword_validators: dict[tuple[Any, str], Any] = {}
 
     def problems(self, cls: Any, document: Any) -> list[Any]:
         """jsonschema's errors for `document`, each with its `absolute_path` from the
@@ -53,13 +58,42 @@ class MetaChecker:
         meta = self._meta(cls)
         out = []
         for path, node in _subschemas(document, meta):
-            key = (cls, _key(node, meta))
+            shown = _shown(node, meta)
+            key = (cls, _dumps(shown))
             errors = self._memo.get(key)
             if errors is None:
-                errors = list(meta.validator.iter_errors(node))
+                if meta.by_keyword is not None and isinstance(node, dict):
+                    errors = self._by_keyword(cls, meta, node, shown)
+                else:
+                    errors = list(meta.validator.iter_errors(node))
                 self._memo[key] = errors
             for error in errors:
                 out.append((path, error))
+        return out
+
+    def _by_keyword(
+        self, cls: Any, meta: Meta, node: dict[str, Any], shown: dict[str, Any]
+    ) -> list[Any]:
+        """The errors of a subschema as the union of its keywords' own, each memoised (two
+        subschemas that differ in one `$id` or `enum` share the check of the rest)."""
+        assert meta.by_keyword is not None
+        out = []
+        for keyword, value in node.items():
+            asked = meta.by_keyword.get(keyword)
+            if not asked:
+                continue
+            key = (cls, keyword, _dumps(shown[keyword]))
+            errors = self._memo.get(key)
+            if errors is None:
+                validator = self._keyword_validators.get((cls, keyword))
+                if validator is None:
+                    only = asked[0] if len(asked) == 1 else {"allOf": asked}
+                    validator = meta.validator.evolve(schema={"properties": {keyword: only}})
+                    self._keyword_validators[(cls, keyword)] = validator
+                # the keyword alone, as the full check sees it: same errors, same paths
+                errors = list(validator.iter_errors({keyword: value}))
+                self._memo[key] = errors
+            out.extend(errors)
         return out
 
     def _meta(self, cls: Any) -> Meta:
@@ -174,7 +208,31 @@ def _build(cls: Any) -> Meta:
     keywords(root, base)
     shallow = cut(root, base)
     validator = cls(shallow, format_checker=cls.FORMAT_CHECKER)
-    return Meta(validator, recursion, frozenset(optional))
+    return Meta(validator, recursion, frozenset(optional), _keyword_wise(shallow))
+
+
+def _keyword_wise(shallow: Any) -> dict[str, list[Any]] | None:
+    """What a shallow meta-schema asks of each keyword's value, when it holds only
+    `properties` (a constraint per keyword), `allOf`s of the same, and the subschema's
+    `type` (an object passes it); None otherwise."""
+    asked: dict[str, list[Any]] = {}
+
+    def gather(node: Any) -> bool:
+        # in the order the full check meets them: the meta-schema's keywords as written
+        if not isinstance(node, dict) or not set(node) <= {"type", "properties", "allOf"}:
+            return False
+        kind = node.get("type", "object")
+        if "object" not in ([kind] if isinstance(kind, str) else kind):
+            return False
+        for keyword, value in node.items():
+            if keyword == "properties":
+                for name, constraint in value.items():
+                    asked.setdefault(name, []).append(constraint)
+            elif keyword == "allOf" and not all(gather(branch) for branch in value):
+                return False
+        return True
+
+    return asked if gather(shallow) else None
 
 
 def _subschemas(document: Any, meta: Meta) -> list[tuple[tuple[Any, ...], Any]]:
@@ -215,12 +273,16 @@ def _follow(
     return out
 
 
-def _key(node: Any, meta: Meta) -> str:
+def _dumps(shown: Any) -> str:
+    return json.dumps(shown, sort_keys=True, default=str)
+
+
+def _shown(node: Any, meta: Meta) -> Any:
     """The subschema as its shallow check sees it: subschema positions stubbed by their
     type, and the free texts and values (`title`, `description`, `$comment`, `examples`,
     `default`, `const`) reduced to their types."""
     if not isinstance(node, dict):
-        return json.dumps(node, sort_keys=True)
+        return node
     shown: dict[str, Any] = {}
     for key, value in node.items():
         patterns = meta.recursion.get(key)
@@ -234,7 +296,7 @@ def _key(node: Any, meta: Meta) -> str:
             shown[key] = None
         else:
             shown[key] = value
-    return json.dumps(shown, sort_keys=True, default=str)
+    return shown
 
 
 def _stub(value: Any, patterns: frozenset[Pattern]) -> Any:

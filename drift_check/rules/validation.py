@@ -12,6 +12,7 @@ on a menu value is not the template's fault).
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from typing import Any, NamedTuple
@@ -29,6 +30,7 @@ from drift_check.facts import (
 
 Path = tuple[Any, ...]
 _SENTINEL = "\x00drift-check: any value\x00"
+_REFUSED: list[Any] = []  # the schema could not be applied
 _QUOTED = re.compile(r"'((?:[^'\\]|\\.)*)'")
 # keywords whose failure a bare template scalar may dodge by being read as text
 _TEXTUAL = frozenset({"type", "enum", "const", "pattern", "format", "minLength", "maxLength"})
@@ -70,6 +72,7 @@ class Contracts:
         # own `$id`, `$schema` and relative references apply
         self._root = validators.Draft202012Validator({}, registry=self.registry)
         self._validators: dict[str, Any] = {}
+        self._errors: dict[tuple[str, str, str], list[Any]] = {}  # by schema and instance
 
     @property
     def where(self) -> dict[int, tuple[str, str]]:
@@ -138,11 +141,18 @@ class Contracts:
             nodes: dict[Path, BlockValue] = {}
             instance = _instance(value, run, nodes, upper_keys)
             found: dict[tuple[Any, ...], Violation] = {}
-            try:
-                errors = list(validator.iter_errors(instance))
-            except (Unresolvable, UnknownType, RecursionError, ValueError, TypeError, re.error):
-                # a `$ref` outside the tree, a pattern Python cannot compile, a schema its
-                # meta-schema rejects (DC920 says so): nothing to say about the block
+            # a template written twice (a skill and its orchestrator's prompt) is one instance
+            key = (path, pointer, json.dumps(instance))
+            errors = self._errors.get(key)
+            if errors is None:
+                try:
+                    errors = list(validator.iter_errors(instance))
+                except (Unresolvable, UnknownType, RecursionError, ValueError, TypeError, re.error):
+                    # a `$ref` outside the tree, a pattern Python cannot compile, a schema its
+                    # meta-schema rejects (DC920 says so): nothing to say about the block
+                    errors = _REFUSED
+                self._errors[key] = errors
+            if errors is _REFUSED:
                 return []
             for error in errors:
                 if _excused(error, nodes, validator):

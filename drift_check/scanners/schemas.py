@@ -229,7 +229,11 @@ def pair(
                 only = _only(owned.get(folders[0], []), "input")
                 schema, claim = (only, "named") if only else (None, "")
         out.append(block._replace(schema=schema, claim=claim) if schema else block)
-    paired_tables = [_table_schema(t, out, names, usable, skill_dirs) for t in tables]
+    in_section: dict[tuple[str, int], set[str]] = {}
+    for block in out:
+        if block.schema:
+            in_section.setdefault((block.path, block.section), set()).add(block.schema)
+    paired_tables = [_table_schema(t, in_section, names, usable, skill_dirs) for t in tables]
     return out, paired_tables, {name: schema for name, (schema, _) in names.items()}
 
 
@@ -321,14 +325,12 @@ def _dollar_schema(
 
 def _table_schema(
     table: FieldTable,
-    blocks: list[StructuredBlock],
+    in_section: dict[tuple[str, int], set[str]],
     names: dict[str, tuple[str, str]],
     usable: dict[str, SchemaFile],
     skill_dirs: frozenset[str],
 ) -> FieldTable:
-    found = {
-        b.schema for b in blocks if b.schema and b.path == table.path and b.section == table.section
-    }
+    found = set(in_section.get((table.path, table.section), ()))
     if not found:
         for mention in table.mentions:
             if mention in names:
