@@ -670,6 +670,11 @@ class SchemaPointer(NamedTuple):
     def __str__(self) -> str:
         return f"{self.path}:{self.position.line} (`#{self.pointer}`)"
 
+    @property
+    def reference(self) -> str:
+        """How a finding's message names it: `` `#/required` in schema.json:12 ``."""
+        return f"`#{self.pointer}` in {self.path}:{self.position.line}"
+
 
 class SchemaFile:
     """A JSON Schema file of the tree (`*.schema.json`, or named by `schema-pairs`). Its

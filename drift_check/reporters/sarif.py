@@ -4,7 +4,10 @@ One run. The driver lists the rules that ran, each with its summary, its explana
 text and Markdown, and its default level. A result carries the rule, the level, the message,
 one physical location (line and column, columns counted in Unicode code points as the other
 formats count them), a fingerprint that survives edits above the finding (the baseline key),
-and the fix as SARIF replacements when the finding has one.
+and the fix as SARIF replacements when the finding has one. A structured-contract finding
+whose schema side is written elsewhere carries it as a related location (id 1), and its
+message links to it the way SARIF 2.1.0 embeds links in plain text (§3.11.6): the words
+that name the schema side become `[...](1)`, brackets and backslashes in them escaped.
 
 Paths are relative to the working directory, the checkout in a workflow, under the base id
 `%SRCROOT%`; a file outside the working directory is named by its absolute `file:` URI.
@@ -93,6 +96,39 @@ def _replacement(e: Edit) -> dict[str, Any]:
     return {"deletedRegion": region, "insertedContent": {"text": e.text}}
 
 
+_SCHEMA_SIDE = 1  # the related location's id, the link target in the message
+
+
+def _link_text(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
+
+
+def _schema_side(f: Finding, root: str, cwd: str) -> tuple[str, list[dict[str, Any]]]:
+    """The message, and the related location of the finding's schema side (none when the
+    finding is reported at that very place, or has no schema side)."""
+    side = f.schema
+    if side is None or (side.path, side.position.line, side.position.column) == (
+        f.path,
+        f.line,
+        f.column,
+    ):
+        return f.message, []
+    named = side.reference
+    link = f"[{_link_text(named)}]({_SCHEMA_SIDE})"
+    message = (
+        f.message.replace(named, link, 1) if named in f.message else f"{f.message} (schema: {link})"
+    )
+    related = {
+        "id": _SCHEMA_SIDE,
+        "physicalLocation": {
+            "artifactLocation": _location(root, side.path, cwd),
+            "region": {"startLine": side.position.line, "startColumn": side.position.column},
+        },
+        "message": {"text": f"the schema side: `#{side.pointer}`"},
+    }
+    return message, [related]
+
+
 def as_dict(report: Report, cwd: str) -> dict[str, Any]:
     root = report.config.root
     severities = report.config.severities
@@ -100,10 +136,11 @@ def as_dict(report: Report, cwd: str) -> dict[str, Any]:
     rules = [_rule(r, severities.get(r.code, r.severity)) for r in report.rules]
     results = []
     for f in report.findings:
+        message, related = _schema_side(f, root, cwd)
         result: dict[str, Any] = {
             "ruleId": f.code,
             "level": _LEVEL.get(f.severity, "error"),
-            "message": {"text": f.message},
+            "message": {"text": message},
             "locations": [  # none for a finding about the whole tree
                 {
                     "physicalLocation": {
@@ -116,6 +153,8 @@ def as_dict(report: Report, cwd: str) -> dict[str, Any]:
             else [],
             "partialFingerprints": {"driftCheckKey/v1": _fingerprint(f, report)},
         }
+        if related:
+            result["relatedLocations"] = related
         if f.code in index:
             result["ruleIndex"] = index[f.code]
         subject = {k: v for k, v in (("agent", f.agent), ("marker", f.marker)) if v is not None}

@@ -22,7 +22,7 @@ from drift_check.rules.base import Hit, rule
 
 
 def _side(pointer: SchemaPointer) -> str:
-    return f"`#{pointer.pointer}` in {pointer.path}:{pointer.position.line}"
+    return pointer.reference  # the SARIF report turns it into a link to the schema side
 
 
 def _label(block: StructuredBlock) -> str:

@@ -192,3 +192,88 @@ def test_sarif_fixes_write_what_fix_writes(code: str, case: dict, tmp_path: Path
     for path, replacements in by_file.items():
         before = (root / path).read_text(encoding="utf-8")
         assert _apply(before, replacements) == case["fixed"][path], path
+
+
+def _result(log: dict[str, Any], code: str) -> dict[str, Any]:
+    (result,) = [r for r in log["runs"][0]["results"] if r["ruleId"] == code]
+    return result
+
+
+def test_a_contract_finding_links_to_its_schema_side(tmp_path: Path, cli, in_dir) -> None:  # type: ignore[no-untyped-def]
+    """The template omits `summary`: the result is the template's line, its related
+    location (id 1) is the schema's `required` (line 6, column 15 of the base tree's
+    output contract), and the message names it by a SARIF embedded link to that id."""
+    prompt = "skills/orchestration/notes-collector/orchestrator-prompt.md"
+    schema = "skills/orchestration/notes-collector/output-contract.schema.json"
+    template = (
+        "# Notes collector: orchestrator prompt\n\n## Expected response\n\n```\n"
+        "NOTES_RESULT:\n  action:     gather | refresh\n  status:     ok | failed\n"
+        "  notes_path: <JOBS_ROOT>/{{JOB}}/notes.md\n"
+        "  failure_reason: <only when status is failed>\n```\n"
+    )
+    write_tree(tmp_path, tree_files("skills-package", {prompt: template}))
+    in_dir(tmp_path)
+    log = json.loads(cli(".", "--format", "sarif", "-q").out)
+    _valid(log)
+    result = _result(log, "DC923")
+    assert result["locations"][0]["physicalLocation"]["region"] == {
+        "startLine": 6,
+        "startColumn": 1,
+    }
+    assert result["relatedLocations"] == [
+        {
+            "id": 1,
+            "physicalLocation": {
+                "artifactLocation": {"uri": schema, "uriBaseId": "%SRCROOT%"},
+                "region": {"startLine": 6, "startColumn": 15},
+            },
+            "message": {"text": "the schema side: `#/required`"},
+        }
+    ]
+    assert result["message"]["text"] == (
+        f"`NOTES_RESULT` template omits `summary`, which [`#/required` in {schema}:6](1)"
+        " requires; add it to the block, or drop it from `required`"
+    )
+    finding = next(
+        f for f in cli(".", "--format", "json", "-q").json()["findings"] if f["code"] == "DC923"
+    )
+    assert finding["schema"] == {"path": schema, "pointer": "#/required", "line": 6, "column": 15}
+
+
+def test_brackets_in_the_link_text_are_escaped(tmp_path: Path, cli, in_dir) -> None:  # type: ignore[no-untyped-def]
+    """A pointer through a key written with brackets keeps them as text: `\\[` and `\\]`
+    (one backslash each before JSON encoding), so the link is still the one at the end."""
+    schema = "skills/orchestration/notes-collector/odd.schema.json"
+    odd = (
+        "{\n"
+        '  "type": "object",\n'
+        '  "properties": {\n'
+        '    "odd[1]": {"type": "object", "properties": {"x": {}},\n'
+        '               "additionalProperties": false}\n'
+        "  }\n"
+        "}\n"
+    )
+    block = '# An odd result\n\n```json\n{"$schema": "odd.schema.json", "odd[1]": {"y": 1}}\n```\n'
+    files = {schema: odd, "skills/orchestration/notes-collector/odd.md": block}
+    write_tree(tmp_path, tree_files("skills-package", files))
+    in_dir(tmp_path)
+    log = json.loads(cli(".", "--format", "sarif", "-q").out)
+    _valid(log)
+    result = _result(log, "DC924")
+    assert "[`#/properties/odd\\[1\\]/additionalProperties` in " in result["message"]["text"]
+    assert f"{schema}:5](1)" in result["message"]["text"]
+    region = result["relatedLocations"][0]["physicalLocation"]["region"]
+    assert region == {"startLine": 5, "startColumn": 40}
+
+
+def test_a_finding_at_its_schema_side_has_no_related_location(tmp_path: Path, cli, in_dir) -> None:  # type: ignore[no-untyped-def]
+    """DC920 is reported at the schema node itself: no related location, no link."""
+    schema = "skills/orchestration/notes-collector/input-contract.schema.json"
+    files = {schema: '{"type": "text"}\n'}
+    write_tree(tmp_path, tree_files("skills-package", files))
+    in_dir(tmp_path)
+    log = json.loads(cli(".", "--format", "sarif", "-q").out)
+    _valid(log)
+    result = _result(log, "DC920")
+    assert "relatedLocations" not in result
+    assert "](1)" not in result["message"]["text"]
