@@ -844,6 +844,9 @@ class StructuredBlock(NamedTuple):
     skills_named: tuple[str, ...] = ()  # skill folders its text names (`skills/x/SKILL.md`)
     schema: str | None = None  # the schema file it claims to be, once paired
     claim: str = ""  # how it was paired: "config", "$schema", "declared" or "owner"
+    # False: a JSON block that can claim no schema, its value read without its nodes'
+    # places (each at `position`): nothing checks it against anything
+    placed: bool = True
 
 
 class FieldRow(NamedTuple):

@@ -101,7 +101,15 @@ class Contracts:
         if found is None:
             from urllib.parse import quote
 
-            found = self._root.evolve(schema={"$ref": f"file:///{quote(path)}#{quote(pointer)}"})
+            from referencing.exceptions import Unresolvable
+
+            ref = f"file:///{quote(path)}#{quote(pointer)}"
+            try:
+                # the reference resolved once, not at every validation (what `$ref` would do)
+                resolved = self._root._resolver.lookup(ref)
+                found = self._root.evolve(schema=resolved.contents, _resolver=resolved.resolver)
+            except (Unresolvable, AttributeError, TypeError):
+                found = self._root.evolve(schema={"$ref": ref})  # jsonschema resolves it
             self._validators[key] = found
         return found
 

@@ -62,11 +62,12 @@ def build_structured(
     tables: list[FieldTable] = []
     reads: list[FieldRead] = []
     names = re.compile(settings["structured-template-names"])
+    may_pair = _may_pair(settings) if schemas else None
     for path in paths:
         source = repo.read(path)
         if source is None or not worth_scanning(source.text, settings, names, bool(schemas)):
             continue
-        found = scan_structured(source, scan(source.text), settings, bool(schemas))
+        found = scan_structured(source, scan(source.text), settings, bool(schemas), may_pair)
         blocks.extend(found.blocks)
         tables.extend(found.tables)
         reads.extend(found.reads)
@@ -84,3 +85,17 @@ def build_structured(
         sources = [s for s in (repo.read(p) for p in code) if s is not None]
         reads.extend(code_reads(sources, by_name))
     return Structured(schemas, tuple(paired), tuple(paired_tables), tuple(reads), by_name)
+
+
+def _may_pair(settings: dict[str, Any]) -> Any:
+    """Whether a JSON block may claim a schema (scanners/schemas.py `pair`): a contract
+    block, a block with a `$schema` key, or one whose info string a `schema-pairs` entry
+    selects. Most `json` blocks are API payloads that claim nothing."""
+    contract = {i.lower() for i in settings["contract-info-strings"]}
+    selected = {k.partition(" in ")[0].strip().lower() for k in settings["schema-pairs"]}
+    infos = contract | selected
+
+    def may_pair(path: str, info: str, value: Any) -> bool:
+        return info in infos or (isinstance(value, dict) and "$schema" in value)
+
+    return may_pair

@@ -19,6 +19,7 @@ tables (a `Field`/`Key`/`Property`/`Name`/`Parameter`/`Attribute` column and a `
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from drift_check.facts import (
@@ -32,7 +33,7 @@ from drift_check.facts import (
     Source,
     StructuredBlock,
 )
-from drift_check.scanners.json_parser import JsonSyntaxError, parse_json
+from drift_check.scanners.json_parser import JsonSyntaxError, parse_json, parse_plain
 from drift_check.scanners.markdown import FenceSpan, MarkdownScan
 from drift_check.scanners.registry import split_row
 
@@ -169,14 +170,14 @@ def block_value(node: JsonValue, template: bool, line_shift: int = 0) -> BlockVa
     return results[id(node)]
 
 
-def plain_block_value(value: Any, position: Position) -> BlockValue:
-    """`block_value` (not a template) of a value as `json.loads` gives it, every node at
-    `position`: what validation needs to tell whether a value satisfies a schema, without
-    the positions; built without recursion."""
+def plain_block_value(value: Any, position: Position, template: bool = False) -> BlockValue:
+    """`block_value` of a value as `json.loads` gives it, every node at `position`: what
+    validation needs to tell whether a value satisfies a schema, without the positions;
+    built without recursion."""
 
     def leaf(item: Any) -> BlockValue | None:
         if isinstance(item, str):
-            return classify_string(item, position, False)
+            return classify_string(item, position, template)
         if isinstance(item, (dict, list)):
             return None
         if item is None:
@@ -197,12 +198,17 @@ def plain_block_value(value: Any, position: Position) -> BlockValue:
             continue
         converted = [results.pop(id(c)) if id(c) in results else leaf(c) for c in children]
         if isinstance(current, dict):
+            # in a Markdown block, a `"// note": "..."` member is a comment, not a key
             members = tuple(
-                BlockMember(k, position, v) for k, v in zip(current, converted, strict=True)
+                BlockMember(k, position, v)
+                for k, v in zip(current, converted, strict=True)
+                if not (template and k.startswith("//"))
             )
             results[id(current)] = BlockValue("object", members, position)
         else:
-            results[id(current)] = BlockValue("array", tuple(converted), position)
+            results[id(current)] = BlockValue(
+                "array", tuple(converted), position, blank=template and not converted
+            )
     return results[id(value)]
 
 
@@ -432,11 +438,21 @@ def worth_scanning(text: str, settings: dict[str, Any], names: re.Pattern[str], 
     return False
 
 
+# whether a JSON block may claim a schema, from its file, info string and value: a block
+# that cannot keeps its value unplaced (StructuredBlock.placed)
+MayPair = Callable[[str, str, Any], bool]
+
+
 def scan_structured(
-    source: Source, markdown: MarkdownScan, settings: dict[str, Any], full: bool = True
+    source: Source,
+    markdown: MarkdownScan,
+    settings: dict[str, Any],
+    full: bool = True,
+    may_pair: MayPair | None = None,
 ) -> Scanned:
     """The structured blocks, field tables and `NAME.field` reads of one Markdown file;
-    without `full` (no schema in the tree), only JSON blocks and templates."""
+    without `full` (no schema in the tree), only JSON blocks and templates. With `may_pair`,
+    the JSON blocks it rules out are read without their nodes' places."""
     path, text = source.path, source.text
     lines = text.split("\n")
     sections = _sections(markdown)
@@ -463,7 +479,7 @@ def scan_structured(
         section = _section_at(sections, fence.open_line).line
         at = Position(path, fence.open_line, fence.column)
         if info in infos and (full or info in contracts):
-            blocks.append(_json_block(path, lines, first, end, at, info, section))
+            blocks.append(_json_block(path, lines, first, end, at, info, section, may_pair))
         elif full and info in _PROSE_INFOS and not header_lines.intersection(range(first, end + 1)):
             dispatch = _dispatch(path, lines, first, end, dispatch_keys, at, section)
             if dispatch is not None:
@@ -476,18 +492,33 @@ def scan_structured(
 
 
 def _json_block(
-    path: str, lines: list[str], first: int, end: int, at: Position, info: str, section: int
+    path: str,
+    lines: list[str],
+    first: int,
+    end: int,
+    at: Position,
+    info: str,
+    section: int,
+    may_pair: MayPair | None,
 ) -> StructuredBlock:
     content = "\n".join(lines[first:end])
     if any(line.lstrip().startswith(">") for line in lines[first:end] if line.strip()):
         content = ""  # a block quote's `>` prefixes: not JSON as written
+    skills = _skills_named("\n".join(lines[first:end]))
     try:
+        if may_pair is not None:
+            plain = parse_plain(Source(path, content))
+            if not may_pair(path, info, plain):
+                value = plain_block_value(plain, at, template=True)
+                return StructuredBlock(
+                    path, at, "json", info, "", value, section=section, skills_named=skills,
+                    placed=False,
+                )  # fmt: skip
         node = parse_json(content, path)
     except JsonSyntaxError as error:
         where = error.position._replace(line=error.position.line + first)
         return StructuredBlock(path, at, "json", info, "", None, error.message, where, section)
     value = block_value(node, template=True, line_shift=first)
-    skills = _skills_named("\n".join(lines[first:end]))
     return StructuredBlock(path, at, "json", info, "", value, section=section, skills_named=skills)
 
 
