@@ -11,8 +11,11 @@ here), so the union of the shallow checks is the full check. Many subschemas loo
 (`{"type": "string", "description": ...}`), and the shallow check reads only a subschema's
 own keywords, so it is memoised on them, with the texts of `title`, `description`,
 `$comment` and the values of `examples`, `default` and `const` left out (the meta-schema only
-asks for their types). `tests/rules/test_metaschema.py` compares the result with jsonschema's own
-check on every schema at hand.
+asks for their types). Where a dialect's shallow meta-schema asks nothing of a subschema but
+its type and each keyword's value on its own (2020-12, 2019-09, 7 and 6; not 4, whose
+`dependencies` tie keywords together), the memo is per keyword: a schema with its own `$id`
+or `enum` costs the check of that keyword alone. `tests/rules/test_metaschema.py` compares
+the result with jsonschema's own check on every schema at hand.
 """
 
 from __future__ import annotations
@@ -58,22 +61,19 @@ class MetaChecker:
         meta = self._meta(cls)
         out = []
         for path, node in _subschemas(document, meta):
-            shown = _shown(node, meta)
-            key = (cls, _dumps(shown))
-            errors = self._memo.get(key)
-            if errors is None:
-                if meta.by_keyword is not None and isinstance(node, dict):
-                    errors = self._by_keyword(cls, meta, node, shown)
-                else:
+            if meta.by_keyword is not None and isinstance(node, dict):
+                errors = self._by_keyword(cls, meta, node)
+            else:
+                key = (cls, _dumps(_shown(node, meta)))
+                errors = self._memo.get(key)
+                if errors is None:
                     errors = list(meta.validator.iter_errors(node))
-                self._memo[key] = errors
+                    self._memo[key] = errors
             for error in errors:
                 out.append((path, error))
         return out
 
-    def _by_keyword(
-        self, cls: Any, meta: Meta, node: dict[str, Any], shown: dict[str, Any]
-    ) -> list[Any]:
+    def _by_keyword(self, cls: Any, meta: Meta, node: dict[str, Any]) -> list[Any]:
         """The errors of a subschema as the union of its keywords' own, each memoised (two
         subschemas that differ in one `$id` or `enum` share the check of the rest)."""
         assert meta.by_keyword is not None
@@ -82,7 +82,7 @@ class MetaChecker:
             asked = meta.by_keyword.get(keyword)
             if not asked:
                 continue
-            key = (cls, keyword, _dumps(shown[keyword]))
+            key = (cls, keyword, _dumps(_shown_value(keyword, value, meta)))
             errors = self._memo.get(key)
             if errors is None:
                 validator = self._keyword_validators.get((cls, keyword))
@@ -283,20 +283,21 @@ def _shown(node: Any, meta: Meta) -> Any:
     `default`, `const`) reduced to their types."""
     if not isinstance(node, dict):
         return node
-    shown: dict[str, Any] = {}
-    for key, value in node.items():
-        patterns = meta.recursion.get(key)
-        if patterns:
-            shown[key] = _stub(value, patterns)
-        elif key in ("title", "description", "$comment") and isinstance(value, str):
-            shown[key] = ""
-        elif key == "examples" and isinstance(value, list):
-            shown[key] = []
-        elif key in ("default", "const"):
-            shown[key] = None
-        else:
-            shown[key] = value
-    return shown
+    return {key: _shown_value(key, value, meta) for key, value in node.items()}
+
+
+def _shown_value(key: str, value: Any, meta: Meta) -> Any:
+    """One keyword's value as the shallow check sees it (see `_shown`)."""
+    patterns = meta.recursion.get(key)
+    if patterns:
+        return _stub(value, patterns)
+    if key in ("title", "description", "$comment") and isinstance(value, str):
+        return ""
+    if key == "examples" and isinstance(value, list):
+        return []
+    if key in ("default", "const"):
+        return None
+    return value
 
 
 def _stub(value: Any, patterns: frozenset[Pattern]) -> Any:
