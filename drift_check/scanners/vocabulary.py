@@ -23,6 +23,7 @@ handler files where the shapes alone do not say it.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Iterable
 from typing import Any, NamedTuple
@@ -716,25 +717,73 @@ def _group(definitions: list[Definition]) -> list[_Group]:
     groups: list[_Group] = []
     # each field's groups in the order they were made: all, and those not a schema's enum
     by_field: dict[tuple[str, ...], tuple[list[_Group], list[_Group]]] = {}
+    # (field, contract name) -> the groups of that field whose contracts include the name
+    named: dict[tuple[tuple[str, ...], str], list[_Group]] = {}
+    order: dict[int, int] = {}  # id(group) -> when it was made
     ordered = sorted(definitions, key=lambda d: (d.rank, -len(d.states.states), d.states.position))
     for definition in ordered:
         every, not_enum = by_field.setdefault(definition.field, ([], []))
         # two schemas are two contracts, even with one field in common
         same = not_enum if definition.rank == 1 else every
-        home = next((g for g in same if _overlap(g.keys, definition.keys)), None)
+        home = _home(definition, same, named, order)
         if home is None:
             group = _Group(definition)
+            order[id(group)] = len(groups)
             groups.append(group)
             every.append(group)
             if group.source.kind != "schema-enum":
                 not_enum.append(group)
+            for contract in group.contracts:
+                named.setdefault((group.field, contract), []).append(group)
             continue
+        for contract in definition.contracts - home.contracts:
+            named.setdefault((home.field, contract), []).append(home)
         home.contracts |= definition.contracts
         if definition.rank == 3:
             home.emitted.extend(definition.states.states)  # a template's alternatives
         else:
             home.copies.append(definition.states)
     return groups
+
+
+def _home(
+    definition: Definition,
+    same: list[_Group],
+    named: dict[tuple[tuple[str, ...], str], list[_Group]],
+    order: dict[int, int],
+) -> _Group | None:
+    """The group a definition joins, among those of its field that share its contract's
+    keys: the first one its contract names (a template's alternatives join the schema whose
+    title names the template, not the first schema with the same keys); else the only one;
+    else the one whose source sits nearest its file (same folder, then the longest shared
+    folder); else the first."""
+    # `same` leaves out the schemas' enums for a schema's enum (two schemas, two contracts)
+    schema = definition.rank == 1
+    by_name = [
+        g
+        for contract in definition.contracts
+        for g in named.get((definition.field, contract), ())
+        if not (schema and g.source.kind == "schema-enum") and _overlap(g.keys, definition.keys)
+    ]
+    if by_name:
+        return min(by_name, key=lambda g: order[id(g)])
+    fitting = [g for g in same if _overlap(g.keys, definition.keys)]
+    if len(fitting) <= 1:
+        return fitting[0] if fitting else None
+    here = posixpath.dirname(definition.states.position.path).split("/")
+    nearness = [_shared(here, g.source.position.path) for g in fitting]
+    best = max(nearness)
+    return fitting[nearness.index(best)]
+
+
+def _shared(folder: list[str], path: str) -> int:
+    """How many leading folders of `folder` the file at `path` sits in too."""
+    count = 0
+    for mine, theirs in zip(folder, posixpath.dirname(path).split("/"), strict=False):
+        if mine != theirs:
+            break
+        count += 1
+    return count
 
 
 def _emissions(groups: list[_Group], blocks: list[Block]) -> None:
