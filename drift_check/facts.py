@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 if TYPE_CHECKING:
     from drift_check.config import Config
     from drift_check.markers import Index  # built from the facts below, by the scan
+    from drift_check.validation import Contracts  # the schemas' validators, built on first use
 
 _NEWLINE = re.compile("\n")
 
@@ -969,9 +970,9 @@ class Citation(NamedTuple):
 
 
 class Facts(NamedTuple):
-    """Everything the rules read. Nothing in here changes after the scan, except `derived`,
-    where the structured-contract rules keep the schema validators they compile (once per
-    run)."""
+    """Everything the rules read. Nothing in here changes after the scan (`contracts`
+    compiles each schema's validator the first time a rule asks, and remembers its answers,
+    which depend on nothing but these facts)."""
 
     root: str
     preset: str  # the pack (or `a+b` composite) the run used; "" when nothing was found
@@ -998,7 +999,6 @@ class Facts(NamedTuple):
     mentions: dict[str, frozenset[str]]  # skill -> files naming it
     directives: dict[str, tuple[Directive, ...]]  # by path, for every file read
     sources: dict[str, Source]  # every file read, by path
-    derived: dict[str, Any]
     config: "Config"  # the config the tree was scanned with, its packs chosen
     skill_variants: tuple[SkillVariant, ...] = ()
     undeclared_agents: tuple[UndeclaredAgent, ...] = ()
@@ -1031,5 +1031,6 @@ class Facts(NamedTuple):
     agent_mentions: dict[str, frozenset[str]] = {}  # noqa: RUF012 (never mutated)
     # the marker lookups the contract rules share (`drift_check.markers.index`)
     marker_index: "Index | None" = None
+    contracts: "Contracts | None" = None  # the structured-contract rules' validators
     registry_path: str | None = None  # the registry file found
     core: str = ""  # `{core}` in globs: the registry file's top folder (see `settings.py`)

@@ -60,7 +60,7 @@ def schema_invalid(facts: Facts) -> Iterator[Hit]:
     schemas = facts.structured.schemas
     if not any(s.valid for s in schemas.values()):
         return
-    from drift_check.rules.validation import meta_problems
+    from drift_check.validation import meta_problems
 
     for path in sorted(schemas):
         schema = schemas[path]
@@ -99,7 +99,7 @@ def schema_example_invalid(facts: Facts) -> Iterator[Hit]:
     schemas = facts.structured.schemas
     if not any(s.examples for s in schemas.values()):
         return
-    from drift_check.rules.validation import contracts
+    from drift_check.validation import contracts
 
     checker = contracts(facts)
     for path in sorted(schemas):
@@ -153,7 +153,7 @@ def vacuous_conditional(facts: Facts) -> Iterator[Hit]:
     """
     if not facts.structured.schemas:
         return
-    from drift_check.rules.validation import vacuous_ifs
+    from drift_check.validation import vacuous_ifs
 
     for path, schema in sorted(facts.structured.schemas.items()):
         for key_position, pointer, key, never, elsewhere in vacuous_ifs(schema):
@@ -184,17 +184,11 @@ def _violations(facts: Facts, kind: str) -> Iterator[tuple[StructuredBlock, obje
     paired = list(_paired(facts))
     if not paired:
         return
-    from drift_check.rules.validation import contracts, upper_keys
+    from drift_check.validation import contracts
 
     checker = contracts(facts)
-    cache = facts.derived.setdefault("block-violations", {})
     for block in paired:
-        assert block.schema is not None and block.value is not None
-        key = (block.path, block.position)
-        if key not in cache:
-            upper = upper_keys(checker, block.schema, block.value)
-            cache[key] = checker.violations(block.schema, block.value, upper_keys=upper)
-        for v in cache[key]:
+        for v in checker.block_violations(block):
             if v.kind == kind:
                 yield block, v
 
@@ -315,7 +309,7 @@ def field_table_unknown_key(facts: Facts) -> Iterator[Hit]:
     Readers and agents trust the table; the key either was renamed or removed in the
     schema, or was never added. Fix the table, or add the property to the schema.
     """
-    from drift_check.rules.validation import contracts
+    from drift_check.validation import contracts
 
     checker = contracts(facts) if any(t.schema for t in facts.structured.tables) else None
     for table in facts.structured.tables:
@@ -353,7 +347,7 @@ def field_table_required_mismatch(facts: Facts) -> Iterator[Hit]:
     to be there. Make the two agree (a conditional answer such as "Yes (update only)" is not
     compared).
     """
-    from drift_check.rules.validation import contracts
+    from drift_check.validation import contracts
 
     checker = contracts(facts) if any(t.schema for t in facts.structured.tables) else None
     for table in facts.structured.tables:
@@ -408,7 +402,7 @@ def consumer_reads_unknown_field(facts: Facts) -> Iterator[Hit]:
     structured = facts.structured
     if not structured.reads or not structured.names:
         return
-    from drift_check.rules.validation import contracts
+    from drift_check.validation import contracts
 
     checker = contracts(facts)
     for read in structured.reads:
@@ -449,7 +443,7 @@ def dispatch_sends_unknown_field(facts: Facts) -> Iterator[Hit]:
     rejected where the schema is closed. Send only declared fields, or declare the field in
     the input schema.
     """
-    from drift_check.rules.validation import contracts
+    from drift_check.validation import contracts
 
     blocks = [b for b in _paired(facts) if b.kind == "dispatch"]
     if not blocks:

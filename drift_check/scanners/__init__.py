@@ -43,6 +43,7 @@ from drift_check.scanners.registry import parse_registry
 
 if TYPE_CHECKING:  # discovery imports the scanners' file layer: no import cycle at start-up
     from drift_check.discovery import Components
+    from drift_check.validation import Contracts
 
 
 class Discovered(NamedTuple):
@@ -136,7 +137,6 @@ def build_facts(config: Config, discovered: Discovered | None = None) -> Facts:
         mentions=mentions,
         directives=_directives(repo),
         sources=repo.sources(),
-        derived={},
         config=config,
         skill_variants=skills.variants,
         undeclared_agents=tuple(
@@ -160,6 +160,7 @@ def build_facts(config: Config, discovered: Discovered | None = None) -> Facts:
         agent_mentions=consumers.agent_mentions,
         registry_path=contracts.path,
         core=core,
+        contracts=_contracts(structured),
         marker_index=build_index(
             contracts.registry,
             agents.agents,
@@ -387,6 +388,16 @@ def _scan_link_targets(
                 found = heading_anchors(source, out.scanned[target])
                 out.anchors[target], out.fenced_headings[target] = found
     return out
+
+
+def _contracts(structured: Structured) -> Contracts | None:
+    """The validators of the tree's schemas, for the rules to build on first use; none
+    without schemas (nothing to import then)."""
+    if not structured.schemas:
+        return None
+    from drift_check.validation import Contracts
+
+    return Contracts(structured.schemas)
 
 
 def _scan_structured(

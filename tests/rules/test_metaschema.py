@@ -1,4 +1,4 @@
-"""The meta-schema check, one subschema at a time (drift_check/rules/metaschema.py), finds
+"""The meta-schema check, one subschema at a time (drift_check/metaschema.py), finds
 what jsonschema's own recursive check finds, on every dialect, for valid schemas, for schemas
 broken in every keyword at every kind of place, for generated ones, and for the schemas of
 the corpora when they are present: the same places with the same messages, except where the
@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonschema import exceptions
 
-from drift_check.rules.metaschema import MetaChecker
+from drift_check.metaschema import MetaChecker
 from tests.conftest import SHARED
 
 DIALECTS = [

@@ -1,7 +1,8 @@
 """Validating blocks and examples against their schemas with jsonschema (and `referencing`).
 
-jsonschema is imported only when a tree has schemas. Each schema's validator is built once
-per run and kept in `facts.derived`. A block's value becomes a plain instance; what the
+jsonschema is imported only when a rule validates something. `Contracts`, a field of the
+facts, builds each schema's validator once per run, on first use, and remembers what it
+answered (its answers depend only on the facts). A block's value becomes a plain instance; what the
 block writes as a placeholder (`<id>`, `{{VAR}}`, a string holding one) stands for any value
 of any kind, so no error is taken at its place; a blank (`""`, `[]` in a template) is any
 value of its own kind; a bare template scalar (`version: 1.0`) may also be read as a string.
@@ -24,6 +25,7 @@ from drift_check.facts import (
     Position,
     SchemaFile,
     SchemaPointer,
+    StructuredBlock,
     escape_pointer,
     plain_at,
 )
@@ -51,28 +53,57 @@ class Contracts:
     written, to name the schema side of a finding."""
 
     def __init__(self, schemas: dict[str, SchemaFile]) -> None:
+        self.schemas = {p: s for p, s in schemas.items() if s.valid}
+        self.plain: dict[str, Any] = {p: s.plain for p, s in self.schemas.items()}
+        self._where: dict[int, tuple[str, str]] | None = None
+        self._root: Any = None  # jsonschema's, built on first use
+        self._validators: dict[str, Any] = {}
+        self._errors: dict[tuple[str, str, str], list[Any]] = {}  # by schema and instance
+        self._blocks: dict[tuple[str, Position], list[Violation]] = {}
+        self._meta: Any = None
+
+    def _built(self) -> Any:
+        """The validator that holds every schema (jsonschema imported here, once)."""
+        if self._root is not None:
+            return self._root
         from urllib.parse import quote
 
         from jsonschema import validators
         from referencing import Registry, Resource
         from referencing.jsonschema import DRAFT202012
 
-        self.schemas = {p: s for p, s in schemas.items() if s.valid}
-        self.plain: dict[str, Any] = {p: s.plain for p, s in self.schemas.items()}
-        self._where: dict[int, tuple[str, str]] | None = None
         resources = []
         for path, schema in sorted(self.schemas.items()):
             resource = Resource.from_contents(schema.plain, default_specification=DRAFT202012)
             resources.append((f"file:///{quote(path)}", resource))
             if schema.identifier:
                 resources.append((schema.identifier, resource))
-        self.registry = Registry().with_resources(resources).crawl()
+        registry = Registry().with_resources(resources).crawl()
         # one validator holds the registry (building one combines it with the dialects'
         # meta-schemas, linear in its size); each schema is reached from it by `$ref`, so its
         # own `$id`, `$schema` and relative references apply
-        self._root = validators.Draft202012Validator({}, registry=self.registry)
-        self._validators: dict[str, Any] = {}
-        self._errors: dict[tuple[str, str, str], list[Any]] = {}  # by schema and instance
+        self._root = validators.Draft202012Validator({}, registry=registry)
+        return self._root
+
+    @property
+    def meta(self) -> Any:
+        """The meta-schema checker (`drift_check.metaschema.MetaChecker`), made on first use."""
+        if self._meta is None:
+            from drift_check.metaschema import MetaChecker
+
+            self._meta = MetaChecker()
+        return self._meta
+
+    def block_violations(self, block: StructuredBlock) -> list[Violation]:
+        """What a block paired with a schema does that the schema does not allow, worked out
+        once per block (several rules report its kinds)."""
+        assert block.schema is not None and block.value is not None
+        key = (block.path, block.position)
+        found = self._blocks.get(key)
+        if found is None:
+            upper = upper_keys(self, block.schema, block.value)
+            found = self._blocks[key] = self.violations(block.schema, block.value, upper_keys=upper)
+        return found
 
     @property
     def where(self) -> dict[int, tuple[str, str]]:
@@ -106,10 +137,11 @@ class Contracts:
             ref = f"file:///{quote(path)}#{quote(pointer)}"
             try:
                 # the reference resolved once, not at every validation (what `$ref` would do)
-                resolved = self._root._resolver.lookup(ref)
-                found = self._root.evolve(schema=resolved.contents, _resolver=resolved.resolver)
+                root = self._built()
+                resolved = root._resolver.lookup(ref)
+                found = root.evolve(schema=resolved.contents, _resolver=resolved.resolver)
             except (Unresolvable, AttributeError, TypeError):
-                found = self._root.evolve(schema={"$ref": ref})  # jsonschema resolves it
+                found = self._built().evolve(schema={"$ref": ref})  # jsonschema resolves it
             self._validators[key] = found
         return found
 
@@ -469,15 +501,6 @@ def _holds_placeholder(at: Path, nodes: dict[Path, BlockValue]) -> bool:
     return any(p[:n] == at and v.kind == "placeholder" for p, v in nodes.items())
 
 
-def contracts(facts: Facts) -> Contracts:
-    """The run's validators (built on first use)."""
-    found = facts.derived.get("contracts")
-    if found is None:
-        found = Contracts(facts.structured.schemas)
-        facts.derived["contracts"] = found
-    return found
-
-
 class Lookup(NamedTuple):
     """Where a field path leads in a schema: `found` (with whether its level requires it,
     when that is unconditional), `missing` (the level that should declare `key` does not) or
@@ -505,6 +528,12 @@ def _items(levels: Levels) -> list[Any]:
     return out
 
 
+def contracts(facts: Facts) -> Contracts:
+    """The run's validators: the scan's (see `Facts.contracts`), or, for facts made without
+    schemas, an empty set of them."""
+    return facts.contracts or Contracts(facts.structured.schemas)
+
+
 def upper_keys(checker: Contracts, path: str, value: BlockValue) -> bool:
     """Whether a block writes in upper case (`JOB_NAME:`) the keys its schema writes in
     lower case (`job_name`)."""
@@ -530,11 +559,7 @@ def meta_problems(facts: Facts, path: str) -> list[tuple[str, str]]:
     if isinstance(document, (dict, bool)):
         cls = validators.validator_for(document) if isinstance(document, dict) else None
         cls = cls or validators.validator_for({})
-        from drift_check.rules.metaschema import MetaChecker
-
-        meta = facts.derived.get("meta-checker")
-        if meta is None:
-            meta = facts.derived["meta-checker"] = MetaChecker()
+        meta = checker.meta
         dialect = cls.META_SCHEMA.get("$schema", cls.__name__)
         seen: set[str] = set()
         for at, error in meta.problems(cls, document):
