@@ -38,7 +38,7 @@ from drift_check.markers import build_index
 from drift_check.scanners.agents import HeadingCache, scan_agent
 from drift_check.scanners.consumers import python_literals_read, scan_consumers, settings_globs
 from drift_check.scanners.files import Limits, Repo, glob_pattern, matches
-from drift_check.scanners.markdown import MarkdownScan, scan
+from drift_check.scanners.markdown import MarkdownScan, forget, scan
 from drift_check.scanners.registry import parse_registry
 
 if TYPE_CHECKING:  # discovery imports the scanners' file layer: no import cycle at start-up
@@ -111,7 +111,7 @@ def build_facts(config: Config, discovered: Discovered | None = None) -> Facts:
     problems += found
     by_name = _contracts_by_name(repo, settings, structured)
     problems += repo.problems[read_before:]
-    return Facts(
+    facts = Facts(
         root=config.root,
         preset=config.preset,
         reason=config.reason,
@@ -170,6 +170,8 @@ def build_facts(config: Config, discovered: Discovered | None = None) -> Facts:
             settings,
         ),
     )
+    forget()  # the scans kept for the scanners: the facts hold what the rules need
+    return facts
 
 
 class RegistryScan(NamedTuple):

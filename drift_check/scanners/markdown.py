@@ -125,10 +125,57 @@ def heading_text(rest: str) -> str:
     return _CLOSING_HASHES.sub("", text).strip() if text.endswith("#") else text
 
 
+# Scans of the texts read in this run, by the text's identity (each scanner asks for the
+# scan of a file it reads; several read one file), with the text kept so the id stays its own.
+_scans: dict[int, tuple[str, dict[tuple[int, bool], MarkdownScan]]] = {}
+_KEPT = 1 << 16  # texts kept at most: tests scan many small texts outside a run
+
+
 def scan(text: str, max_level: int = 6, fenced_only: bool = False) -> MarkdownScan:
     """Fences and headings (up to `max_level`; 0 for fences only) of `text`, lines
     separated by `\\n`. `fenced_only`: only the headings inside fences (what an agent's
-    emissions are), found by looking only at the lines of the fences."""
+    emissions are), found by looking only at the lines of the fences.
+
+    A text scanned before (the same object) is not scanned again: the fences do not depend
+    on the headings asked for, and the headings of a full scan hold those of any other."""
+    entry = _scans.get(id(text))
+    if entry is None or entry[0] is not text:
+        if len(_scans) >= _KEPT:
+            _scans.clear()
+        entry = _scans[id(text)] = (text, {})
+    known = entry[1]
+    key = (max_level, fenced_only)
+    found = known.get(key)
+    if found is not None:
+        return found
+    full = known.get((6, False))
+    if full is not None:
+        found = _narrowed(full, max_level, fenced_only)
+    elif not max_level and known:
+        found = _narrowed(next(iter(known.values())), 0, False)
+    else:
+        found = _scan(text, max_level, fenced_only)
+    known[key] = found
+    return found
+
+
+def forget() -> None:
+    """Drop the scans kept (the end of a run: its texts may go)."""
+    _scans.clear()
+
+
+def _narrowed(full: MarkdownScan, max_level: int, fenced_only: bool) -> MarkdownScan:
+    """What `_scan` gives for `max_level` and `fenced_only` from a scan that asked for
+    more (every heading, or any headings for fences only)."""
+    if not max_level:
+        return MarkdownScan((), full.fences, full.fence_opens)
+    headings = tuple(
+        h for h in full.headings if h.level <= max_level and (h.in_fence or not fenced_only)
+    )
+    return MarkdownScan(headings, full.fences, full.fence_opens)
+
+
+def _scan(text: str, max_level: int, fenced_only: bool) -> MarkdownScan:
     headings: list[HeadingLine] = []
     fences: list[FenceSpan] = []
     fence_line = fence_len = fence_indent = fence_column = 0

@@ -66,7 +66,10 @@ _ARROW_ITEM = re.compile(
     r"([ \t]*)(?:[-*+]|\d{1,3}[.)])[ \t]+(\*\*)?(`?)([^`\s*]+)\3(?:\*\*)?[ \t]*:?[ \t]*" + _ARROW
 )
 _ARROW_TOKENS = ("→", "->", "=>", "⇒")
-_JSON_FENCE = re.compile(r"(?:```|~~~)[ \t]*json", re.I)
+# a fence run and `json` in any case (as `re.I` reads it: the long s too), one pattern per run,
+# so that the engine searches for its literal start (an alternation or `re.I` makes it try
+# every position)
+_JSON_FENCES = tuple(re.compile(run + r"[ \t]*[jJ][sS\u017f][oO][nN]") for run in ("```", "~~~"))
 _TREE_ITEM = re.compile(
     r"^[ \t│|]*(?:[|+`├└][-─]+|[├└])[ \t]*(`?)([^\s`]+)\1[ \t]*:?[ \t]*" + _ARROW
 )
@@ -78,6 +81,9 @@ _TABLE_SEPARATOR = re.compile(r"\n[ \t]*\|[ \t]*:?-+:?[ \t]*\|[-|: \t]*(?=\n|\Z)
 _STATE_HEADERS = frozenset(
     {"status", "state", "result", "outcome", "verdict", "value", "plan status"}
 )
+# a word of each state header: a first cell without one is not a state header (its words are
+# its lowercased text split, less a plural's ending)
+_STATE_HINTS = ("status", "state", "result", "outcome", "verdict", "value")
 _ACTION_WORDS = frozenset(
     {
         "action", "actions", "handling", "handler", "response", "respond", "next", "then",
@@ -167,21 +173,18 @@ def find_vocabularies(
     definitions: list[Definition] = []
     blocks: list[Block] = []
     pending: list[RawBlock] = []
-    handlers: list[Handler] = []
-    mentions: dict[str, Source] = {}
+    read: list[tuple[Source, list[Block]]] = []
     for path in files:
         if not path.endswith(".md"):
             continue
         source = repo.read(path)
         if source is None:
             continue
-        found = read_markdown(source)
+        found = _definitions(source)
         definitions.extend(found.definitions)
         blocks.extend(found.blocks)
         pending.extend(found.pending)
-        handlers.extend(Handler(h, path) for h in found.handlers)
-        if found.handlers:
-            mentions[path] = source
+        read.append((source, found.blocks))
     for schema in schemas:
         if schema.valid and not (skip and matches(schema.path, skip)):
             definitions.extend(schema_definitions(schema))
@@ -190,15 +193,22 @@ def find_vocabularies(
     for entry in configured or ():
         _configure(entry, groups, repo, definitions, files)
     if not groups:
-        return ()
+        return ()  # no handler list can belong to anything: none is looked for
     # the blocks that could not define anything are parsed only if they give a field a value
-    wanted = re.compile("|".join(re.escape(f'"{k}"') for k in sorted({g.key for g in groups})))
+    wanted = [f'"{k}"' for k in sorted({g.key for g in groups})]
     for raw in pending:
-        if wanted.search(raw.content):
+        if any(k in raw.content for k in wanted):
             block = _json_block(raw.path, raw.content, raw.before, raw.contract)
             if block is not None:
                 blocks.append(block)
     _emissions(groups, blocks)
+    handlers: list[Handler] = []
+    mentions: dict[str, Source] = {}
+    for source, own in read:
+        found_handlers = _handler_lists(source, own)
+        handlers.extend(Handler(h, source.path) for h in found_handlers)
+        if found_handlers:
+            mentions[source.path] = source
     _handlers(groups, handlers, mentions)
     _code(groups, repo, files)
     return tuple(g.vocabulary() for g in sorted(groups, key=lambda g: g.source.position))
@@ -262,14 +272,24 @@ def read_markdown(source: Source) -> MarkdownFinds:
     """The contract blocks, linked states tables and handler lists of one Markdown file.
     A JSON block that can define nothing (no `|` alternatives, no placeholder a table
     could name) is left `pending`: most are parsed only if a field turns out to need them."""
+    found = _definitions(source)
+    return found._replace(handlers=_handler_lists(source, found.blocks))
+
+
+def _definitions(source: Source) -> MarkdownFinds:
+    """What `read_markdown` finds but the handler lists (which matter only once some
+    vocabulary exists): most files hold no block and no template, and are not split."""
     text = source.text
-    lines = text.split("\n")
     fenced = "```" in text or "~~~" in text
+    json_fence = fenced and _json_fence(text)
+    templated = "_RESULT" in text or "_REQUEST" in text
+    if not json_fence and not templated:
+        return MarkdownFinds([], [], [], [])
+    lines = text.split("\n")
     markdown = _Fences(text, fenced)
     tabled = "|" in text and _TABLE_SEPARATOR.search(text) is not None
     blocks: list[Block] = []
     pending: list[RawBlock] = []
-    json_fence = fenced and _JSON_FENCE.search(text) is not None
     raws = _json_blocks(source, lines, markdown) if json_fence else []
     for raw in raws:
         may_define = "|" in raw.content or (tabled and ("<" in raw.content or "{{" in raw.content))
@@ -279,7 +299,7 @@ def read_markdown(source: Source) -> MarkdownFinds:
         block = _json_block(raw.path, raw.content, raw.before, raw.contract)
         if block is not None:
             blocks.append(block)
-    if "_RESULT" in text or "_REQUEST" in text:
+    if templated:
         blocks.extend(_templates(source, lines, markdown))
     definitions: list[Definition] = []
     for block in blocks:
@@ -298,45 +318,99 @@ def read_markdown(source: Source) -> MarkdownFinds:
                         3,
                     )
                 )
-    handlers: list[StateList] = []
-    if tabled:
-        placeholders = {
-            _words(name): (block, leaf)
-            for block in blocks
-            for leaf in block.leaves
-            if (name := placeholder(leaf.value)) is not None
-        }
+    placeholders = _placeholders(blocks) if tabled else {}
+    if placeholders:
         heads = set(_STATE_HEADERS) | set(placeholders)
         heads.update(_words(leaf.path[-1]) for _, leaf in placeholders.values())
-        tables = list(_tables(text, lines, heads, source.path))
-        for table in tables:
+        for table in _tables(text, heads, source.path):
             linked = _linked(table, placeholders)
-            if linked is not None and markdown.in_fence(table.position.line):
-                continue
-            if linked is not None:
-                block, leaf = linked
-                states = _column_states(table, source.path)
-                if states is not None:
-                    label = f"the states table of `{'.'.join(leaf.path)}`"
-                    definitions.append(
-                        Definition(
-                            leaf.path,
-                            block.keys,
-                            frozenset({block.contract} - {""}),
-                            StateList("table", label, table.position, states),
-                            2,
-                        )
+            if linked is None or markdown.in_fence(table.position.line):
+                continue  # not linked: a handler table, if anything
+            block, leaf = linked
+            states = _column_states(table, source.path)
+            if states is not None:
+                label = f"the states table of `{'.'.join(leaf.path)}`"
+                definitions.append(
+                    Definition(
+                        leaf.path,
+                        block.keys,
+                        frozenset({block.contract} - {""}),
+                        StateList("table", label, table.position, states),
+                        2,
                     )
-                continue
+                )
+    return MarkdownFinds(definitions, blocks, [], pending)
+
+
+def _json_fence(text: str) -> bool:
+    backticks, tildes = _JSON_FENCES
+    return bool(
+        ("```" in text and backticks.search(text)) or ("~~~" in text and tildes.search(text))
+    )
+
+
+def _placeholders(blocks: list[Block]) -> dict[str, tuple[Block, Leaf]]:
+    """The blocks' placeholder values (`<STATUS>`) by their words, with where each is."""
+    return {
+        _words(name): (block, leaf)
+        for block in blocks
+        for leaf in block.leaves
+        if (name := placeholder(leaf.value)) is not None
+    }
+
+
+def _handler_lists(source: Source, blocks: list[Block]) -> list[StateList]:
+    """The lists of one Markdown file that branch on states: tables (other than the states
+    tables `blocks` link), arrow lists and arrow trees. The fences are scanned only for a
+    file that holds two candidates."""
+    text = source.text
+    tabled = "|" in text and _TABLE_SEPARATOR.search(text) is not None
+    arrows = _arrow_lines(text) if ("→" in text or ">" in text or "⇒" in text) else []
+    if not tabled and not arrows:
+        return []
+    fenced = "```" in text or "~~~" in text
+    markdown = _Fences(text, fenced)
+    lines = _LazyLines(text, arrows)
+    handlers: list[StateList] = []
+    if tabled:
+        placeholders = _placeholders(blocks)
+        for table in _tables(text, set(_STATE_HEADERS), source.path, _STATE_HINTS):
+            if _linked(table, placeholders) is not None:
+                continue  # a states table: a definition (or nothing, in a fence)
             handler = _handler_table(table, source.path)
             if handler is not None and not markdown.in_fence(table.position.line):
                 handlers.append(handler)
-    arrows = _arrow_lines(text) if ("→" in text or ">" in text or "⇒" in text) else []
     if arrows:
-        handlers.extend(_arrow_lists(source, lines, arrows, markdown))
+        handlers.extend(_arrow_lists(source, lines, [i for i, _ in arrows], markdown))
         if fenced:
-            handlers.extend(_arrow_trees(source, lines, arrows, markdown))
-    return MarkdownFinds(definitions, blocks, handlers, pending)
+            handlers.extend(_arrow_trees(source, lines, [i for i, _ in arrows], markdown))
+    return handlers
+
+
+class _LazyLines:
+    """A text's lines by 0-based index, without splitting the whole text for the few lines
+    whose start is known (the arrow lines); any other line splits it once."""
+
+    def __init__(self, text: str, known: list[tuple[int, int]]) -> None:
+        self.text = text
+        self.known = dict(known)
+        self._all: list[str] | None = None
+
+    @property
+    def all(self) -> list[str]:
+        if self._all is None:
+            self._all = self.text.split("\n")
+        return self._all
+
+    def __len__(self) -> int:
+        return len(self.all)
+
+    def __getitem__(self, i: int) -> str:
+        start = self.known.get(i)
+        if start is None or self._all is not None:
+            return self.all[i]
+        end = self.text.find("\n", start)
+        return self.text[start:] if end < 0 else self.text[start:end]
 
 
 def placeholder(value: str) -> str | None:
@@ -378,28 +452,38 @@ class _Table(NamedTuple):
     rows: list[tuple[int, str]]  # line number and text: split only for the tables that matter
 
 
-def _tables(text: str, lines: list[str], heads: set[str], path: str) -> Iterable[_Table]:
+def _tables(text: str, heads: set[str], path: str, hints: tuple[str, ...] = ()) -> Iterable[_Table]:
     """Tables with a leading `|`, found from their separator rows, whose first header
-    cell is one of `heads` (as words)."""
-    n = len(lines)
+    cell is one of `heads` (as words). Their lines are cut from the text around each
+    separator, without splitting the text. `hints`: a first cell that is one of `heads`
+    holds one of them, lowercased."""
     counter = _Lines(text, path)
     for m in _TABLE_SEPARATOR.finditer(text):
-        i = counter.at(m.start() + 1).line - 2  # 0-based index of the header line
-        if i < 0 or not _SEPARATOR.match(lines[i + 1].strip()):
+        if not _SEPARATOR.match(text[m.start() + 1 : m.end()].strip()):
             continue
-        line = lines[i]
+        line = text[text.rfind("\n", 0, m.start()) + 1 : m.start()]
         if not line.lstrip().startswith("|"):
             continue
-        if _words(line.strip()[1:].split("|", 1)[0]) not in heads:
+        cell = line.strip()[1:].split("|", 1)[0]
+        if hints and not any(h in cell.lower() for h in hints):
+            continue
+        if _words(cell) not in heads:
             continue  # the cheap look at the first cell: most tables are not about states
+        number = counter.at(m.start() + 1).line - 1  # the header's 1-based line
         header = split_row(line)
         rows = []
-        j = i + 2
-        while j < n and lines[j].lstrip().startswith("|"):
-            rows.append((j + 1, lines[j]))
-            j += 1
+        at, j = m.end() + 1, number + 2
+        while at <= len(text):
+            end = text.find("\n", at)
+            row = text[at:] if end < 0 else text[at:end]
+            if not row.lstrip().startswith("|"):
+                break
+            rows.append((j, row))
+            if end < 0:
+                break
+            at, j = end + 1, j + 1
         first = header[0] if header else Cell("", 1)
-        yield _Table(Position(path, i + 1, first.column), header, rows)
+        yield _Table(Position(path, number, first.column), header, rows)
 
 
 def _cell_state(cell: Cell) -> tuple[str, int] | None:
@@ -461,38 +545,42 @@ def _handler_table(table: _Table, path: str) -> StateList | None:
     return StateList("table", label, table.position, states)
 
 
-def _arrow_lines(text: str) -> list[int]:
-    """The 0-based indexes of the lines that hold an arrow (`->`, `→`, `=>`, `⇒`)."""
+def _arrow_lines(text: str) -> list[tuple[int, int]]:
+    """The 0-based indexes of the lines that hold an arrow (`->`, `→`, `=>`, `⇒`), each
+    with the offset its line starts at."""
     offsets = []
     for token in _ARROW_TOKENS:
         at = text.find(token)
         while at >= 0:
             offsets.append(at)
             at = text.find(token, at + 1)
-    out: list[int] = []
+    out: list[tuple[int, int]] = []
     line, offset = 0, 0
     for at in sorted(offsets):
         line += text.count("\n", offset, at)
         offset = at
-        if not out or out[-1] != line:
-            out.append(line)
+        if not out or out[-1][0] != line:
+            out.append((line, text.rfind("\n", 0, at) + 1))
     return out
 
 
 def _arrow_lists(
-    source: Source, lines: list[str], arrows: list[int], markdown: _Fences
+    source: Source, lines: _LazyLines, arrows: list[int], markdown: _Fences
 ) -> list[StateList]:
     """Runs of list items that each start with a state and an arrow (`- `success` → ...`),
     outside fences; an item's continuation lines may sit between them."""
     items: list[tuple[int, int, StateName]] = []  # (0-based line, indent, state)
     for i in arrows:
         m = _ARROW_ITEM.match(lines[i])
-        if m is None or markdown.in_fence(i + 1):
+        if m is None:
             continue
         name, ticked = m.group(4), bool(m.group(3))
         if (ticked and is_state(name)) or (not ticked and _UPPER.match(name) and len(name) > 1):
             at = Position(source.path, i + 1, m.start(4) + 1)
             items.append((i, len(m.group(1)), StateName(name, at)))
+    if len(items) < 2:
+        return []  # no run: the fences need not be scanned
+    items = [item for item in items if not markdown.in_fence(item[0] + 1)]
     out: list[StateList] = []
     run: list[tuple[int, int, StateName]] = []
     for item in [*items, (-1, -1, StateName("", Position("", 0, 0)))]:
@@ -507,7 +595,7 @@ def _arrow_lists(
     return out
 
 
-def _continued(lines: list[str], after: int, before: int, indent: int) -> bool:
+def _continued(lines: _LazyLines, after: int, before: int, indent: int) -> bool:
     """Whether every line between two items is a continuation of the first (indented
     deeper, not blank)."""
     return before > after and all(
@@ -520,15 +608,15 @@ def _indent(line: str) -> int:
 
 
 def _arrow_trees(
-    source: Source, lines: list[str], arrows: list[int], markdown: _Fences
+    source: Source, lines: _LazyLines, arrows: list[int], markdown: _Fences
 ) -> list[StateList]:
     """Arrow trees drawn in a fence: `|- COMPLETE -> Summarize`, `└─ BLOCKED → ask`."""
     by_fence: dict[int, list[StateName]] = {}
     fences: dict[int, Any] = {}
-    for i in arrows:
-        m = _TREE_ITEM.match(lines[i])
-        if m is None or not is_state(m.group(2)):
-            continue
+    items = [(i, m) for i in arrows if (m := _TREE_ITEM.match(lines[i])) and is_state(m.group(2))]
+    if len(items) < 2:
+        return []  # no tree: the fences need not be scanned
+    for i, m in items:
         fence = markdown.scan.fence_at(i + 1) if markdown.fenced else None
         if fence is None or fence.open_line == i + 1 or fence.close_line == i + 1:
             continue
@@ -847,12 +935,16 @@ def _mentioned(text: str, group: _Group) -> bool:
 
 
 def _handlers(groups: list[_Group], handlers: list[Handler], sources: dict[str, Source]) -> None:
+    named: dict[tuple[str, str, frozenset[str]], bool] = {}  # groups share fields and files
     for handler in handlers:
         text = sources[handler.file].text
         scored = []
         for group in groups:
             configured = any(glob_pattern(g).match(handler.file) for g in group.handler_files)
-            if configured or _mentioned(text, group):
+            key = (handler.file, group.key, frozenset(group.contracts))
+            if key not in named:
+                named[key] = _mentioned(text, group)
+            if configured or named[key]:
                 scored.append((_belongs(handler.states.states, group, loose=configured), group))
         best = _best(scored)
         if best is not None:
@@ -861,13 +953,18 @@ def _handlers(groups: list[_Group], handlers: list[Handler], sources: dict[str, 
 
 def _code(groups: list[_Group], repo: Repo, files: list[str]) -> None:
     """Copies and branches in Python and TypeScript files that name a vocabulary's field."""
+    code = [
+        path
+        for path in files
+        if path.endswith(_CODE_EXTENSIONS)
+        and not path.endswith(".d.ts")
+        and not _TEST_FILE.search(path)
+    ]
+    if not code:
+        return
     names = sorted({n for g in groups for n in g.known()}, key=len, reverse=True)
     quoted = re.compile("[\"'`](" + "|".join(re.escape(n) for n in names) + ")[\"'`]")
-    for path in files:
-        if not path.endswith(_CODE_EXTENSIONS) or _TEST_FILE.search(path):
-            continue
-        if path.endswith(".d.ts"):
-            continue
+    for path in code:
         source = repo.read(path)
         if source is None:
             continue

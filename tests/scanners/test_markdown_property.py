@@ -17,7 +17,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from drift_check.scanners.markdown import scan
+from drift_check.scanners.markdown import _scan, forget, scan
 
 pytestmark = pytest.mark.slow  # hypothesis against markdown-it-py
 
@@ -115,7 +115,7 @@ def check_agrees(text: str) -> None:
     # when headings are not asked for
     spans = [(f.open_line, f.close_line) for f in got.fences]
     assert spans == want.fences
-    assert scan(text, max_level=0) == got._replace(headings=())
+    assert _scan(text, 0, False) == got._replace(headings=())
     inside = set()
     for start, end in want.fences:
         inside.update(range(start + 1, (end if end is not None else len(lines) + 1)))
@@ -266,7 +266,7 @@ def test_scan_agrees_with_markdown_it(text: str) -> None:
 @given(documents())
 def test_the_fences_only_scan_finds_the_same_fences(text: str) -> None:
     """`scan(text, 0)` (what DC005 runs on every Markdown file) skips headings only."""
-    full, fences = scan(text), scan(text, 0)
+    full, fences = _scan(text, 6, False), _scan(text, 0, False)
     assert fences.fences == full.fences
     assert fences.headings == ()
 
@@ -279,9 +279,27 @@ def test_the_fences_only_scan_finds_the_same_fences(text: str) -> None:
 def test_the_fenced_only_scan_finds_the_same_fenced_headings(text: str, level: int) -> None:
     """`scan(text, fenced_only=True)` (what an agent's emissions need) looks only at the
     lines of the fences, and finds what the full scan finds there."""
-    full, fenced = scan(text, level), scan(text, level, fenced_only=True)
+    full, fenced = _scan(text, level, False), _scan(text, level, True)
     assert fenced.fences == full.fences
     assert fenced.headings == tuple(h for h in full.headings if h.in_fence)
+
+
+MODES = [(0, False), (2, False), (6, False), (2, True), (6, True), (0, True)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(documents(), st.permutations(MODES))
+@example("- ```\n  - # item\n  # x\n      # deep\n```", MODES)
+@example("> ```\n> # in\n# out\n```\n", MODES[::-1])
+def test_a_text_scanned_again_gets_what_a_new_scan_gives(
+    text: str, modes: list[tuple[int, bool]]
+) -> None:
+    """A text's scans are kept for the run and narrowed for a later ask (fewer heading
+    levels, fenced headings only, fences only): each is what scanning anew gives."""
+    forget()
+    for level, fenced_only in modes:
+        assert scan(text, level, fenced_only) == _scan(text, level, fenced_only)
+    forget()
 
 
 def test_four_backtick_fence_contains_three_backtick_fence() -> None:
