@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from bisect import bisect_right
 from collections.abc import Iterable
 from typing import Any, NamedTuple
 
@@ -459,13 +460,15 @@ def _tables(text: str, heads: set[str], path: str, hints: tuple[str, ...] = ()) 
     holds one of them, lowercased."""
     counter = _Lines(text, path)
     for m in _TABLE_SEPARATOR.finditer(text):
-        if not _SEPARATOR.match(text[m.start() + 1 : m.end()].strip()):
-            continue
         line = text[text.rfind("\n", 0, m.start()) + 1 : m.start()]
         if not line.lstrip().startswith("|"):
             continue
         cell = line.strip()[1:].split("|", 1)[0]
-        if hints and not any(h in cell.lower() for h in hints):
+        if hints:
+            lowered = cell.lower()
+            if not any(h in lowered for h in hints):
+                continue
+        if not _SEPARATOR.match(text[m.start() + 1 : m.end()].strip()):
             continue
         if _words(cell) not in heads:
             continue  # the cheap look at the first cell: most tables are not about states
@@ -685,11 +688,12 @@ def _loose(path: str, content: str, before: int, contract: str) -> Block | None:
     """`"key": "value"` pairs of a block that is not JSON (placeholders, comments, `...`)."""
     leaves = []
     starts = [0]
-    for i, ch in enumerate(content):
-        if ch == "\n":
-            starts.append(i + 1)
+    at = content.find("\n")
+    while at >= 0:
+        starts.append(at + 1)
+        at = content.find("\n", at + 1)
     for m in _LOOSE_PAIR.finditer(content):
-        line = content.count("\n", 0, m.start(2))
+        line = bisect_right(starts, m.start(2)) - 1
         column = m.start(2) - starts[line] + 1
         leaves.append(Leaf((m.group(1),), m.group(2), Position(path, before + line + 1, column)))
     if not leaves:
@@ -701,8 +705,8 @@ def _loose(path: str, content: str, before: int, contract: str) -> Block | None:
 def _templates(source: Source, lines: list[str], markdown: _Fences) -> list[Block]:
     """`<NAME>_RESULT:` / `<NAME>_REQUEST:` templates: indented `key: value` lines."""
     out = []
-    for i, line in enumerate(lines):
-        head = _TEMPLATE_HEAD.match(line)
+    for i in _lines_holding(source.text, ("_RESULT", "_REQUEST")):
+        head = _TEMPLATE_HEAD.match(lines[i])
         if head is None:
             continue
         base = len(head.group(1))
@@ -735,6 +739,22 @@ def _templates(source: Source, lines: list[str], markdown: _Fences) -> list[Bloc
                 stack.append((body_at, key_path))
         if leaves:
             out.append(Block(source.path, head.group(2), frozenset(keys), tuple(leaves)))
+    return out
+
+
+def _lines_holding(text: str, needles: tuple[str, ...]) -> list[int]:
+    """The 0-based indexes of the lines of `text` that hold one of `needles`, in order."""
+    offsets = set()
+    for needle in needles:
+        at = text.find(needle)
+        while at >= 0:
+            offsets.add(text.rfind("\n", 0, at) + 1)
+            at = text.find(needle, at + 1)
+    out, line, last = [], 0, 0
+    for start in sorted(offsets):
+        line += text.count("\n", last, start)
+        last = start
+        out.append(line)
     return out
 
 
