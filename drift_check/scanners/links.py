@@ -333,12 +333,13 @@ def _line_mentions(
             done = hi
         prose.append(text[done:])
         text = "".join(prose)
-    if _SEPARATOR.search(text):
+    # the caller found a separator on the line: only a changed text may have lost it
+    if text is line or _SEPARATOR.search(text):
         found += [(m.start(), m.group(0), False) for m in _PROSE_PATH.finditer(text, first)]
     out = []
     verbs: list[tuple[int, int]] | None = None  # where the line says "create", "your", ...
     for at, path, in_code in found:
-        if not _path_shaped(path, in_code):
+        if not _shaped(path, in_code):
             continue
         end = at + len(path)
         if verbs is None:
@@ -346,10 +347,22 @@ def _line_mentions(
         if verbs and _near(verbs, at, end):
             continue
         bare = "/" not in path.rstrip("/")
-        here = bare and _here().match(line, end, end + 40) is not None
+        here = bare and _is_here(line[end : end + 40])
         position = Position(source.path, number, at + 1)
         out.append(Mention(path.rstrip("/"), "text", position, bare, here))
     return out
+
+
+@lru_cache(maxsize=4096)
+def _shaped(path: str, in_code: bool) -> bool:
+    """`_path_shaped`, remembered: a tree names the same few files on many lines."""
+    return _path_shaped(path, in_code)
+
+
+@lru_cache(maxsize=4096)
+def _is_here(after: str) -> bool:
+    """Whether the 40 characters after a file name say it sits beside its text."""
+    return _here().match(after) is not None
 
 
 class _NotBundled:
