@@ -388,7 +388,7 @@ def frontmatter_names(
         return ()
     text = source.text
     line = key_lines.get(key, 1)  # 1-based
-    start = source.offset(line, 1)
+    start = _line_start(text, line)
     column = len(key) + 1  # search after the key on its own line
     out = []
     for name in names:
@@ -407,3 +407,14 @@ def frontmatter_names(
             n, at = n + 1, end + 1
         out.append(Named(name, pos))
     return tuple(out)
+
+
+def _line_start(text: str, line: int) -> int:
+    """Where 1-based `line` starts (the end of the text past its last line): a frontmatter
+    key's line is near the top, and finding it is cheaper than every line's start."""
+    offset = 0
+    for _ in range(line - 1):
+        offset = text.find("\n", offset) + 1
+        if offset == 0:
+            return len(text)
+    return offset

@@ -102,7 +102,7 @@ def find_links(
             if i >= 0 and start < reach[i]:
                 m = pattern.search(text, m.end())  # the link itself is checked
                 continue
-            out.append(Link(name, None, resolve(source.path, name), source.position(start)))
+            out.append(Link(name, None, resolve(source.path, name), cursor.position(start)))
             break
     out.sort(key=lambda link: (link.position.line, link.position.column))
     return out
