@@ -3,7 +3,6 @@ spawn an agent, and citations of Python code that must still hold what they cite
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterator
 
 from drift_check.facts import Facts, PythonModule
@@ -76,7 +75,7 @@ def unknown_skill_reference(facts: Facts) -> Iterator[Hit]:
                 }
             if (root, skill) in folders:
                 continue
-        close = difflib.get_close_matches(ref.name, sorted(known), n=1, cutoff=0.8)
+        close = _close(ref.name, sorted(known), 0.8)
         hint = f" (did you mean `{close[0]}`?)" if close else ""
         yield Hit(
             ref.position,
@@ -185,7 +184,7 @@ def unknown_cited_symbol(facts: Facts) -> Iterator[Hit]:
         module = facts.python_modules.get(citation.target)
         if module is None or not module.parsed or _defined(module, citation.symbol):
             continue
-        close = difflib.get_close_matches(citation.symbol, sorted(module.symbols), n=1)
+        close = _close(citation.symbol, sorted(module.symbols), 0.6)
         hint = f" (did you mean `{close[0]}`, line {module.symbols[close[0]]}?)" if close else ""
         yield Hit(
             citation.position,
@@ -250,3 +249,10 @@ def stale_line_citation(facts: Facts) -> Iterator[Hit]:
 
 
 RULES = (unknown_skill_reference, unknown_spawner, unknown_cited_symbol, stale_line_citation)
+
+
+def _close(name: str, candidates: list[str], cutoff: float) -> list[str]:
+    """The closest candidate, if close enough (difflib is imported only for a finding)."""
+    from difflib import get_close_matches
+
+    return get_close_matches(name, candidates, n=1, cutoff=cutoff)

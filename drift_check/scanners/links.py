@@ -10,6 +10,7 @@ from functools import lru_cache
 
 from drift_check.facts import FencedHeading, Link, Mention, Position, Source
 from drift_check.scanners.markdown import Cursor, MarkdownScan, scan
+from drift_check.scanners.patterns import lazy
 
 # `](target)` or `](target "title")`: the `](` literal is what the regex engine looks for.
 # Where no `)` (or title) follows the target, the pattern still matches, to the end of the
@@ -18,23 +19,23 @@ from drift_check.scanners.markdown import Cursor, MarkdownScan, scan
 # engine try each of them, scanning on to that same end: quadratic on `](](](...`. The
 # possessive `<?+` and `*+` give up nothing a link could need: a target never ends before
 # `)`, a blank or `>`.
-_LINK = re.compile(r"\]\(<?+([^)\s>]*+)(?P<close>>?+(?:\s+[\"'][^\"']*[\"'])?\))?")
+_LINK = lazy(r"\]\(<?+([^)\s>]*+)(?P<close>>?+(?:\s+[\"'][^\"']*[\"'])?\))?")
 # A link reference definition: `[label]: target` at the start of a line.
-_DEFINITION = re.compile(r"^[ ]{0,3}\[[^\]\n]+\]:[ \t]*<?([^\s>]+)>?", re.M)
-_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
+_DEFINITION = lazy(r"^[ ]{0,3}\[[^\]\n]+\]:[ \t]*<?([^\s>]+)>?", re.M)
+_SCHEME = lazy(r"[A-Za-z][A-Za-z0-9+.-]*:")
 # `[text](target)` in a heading, rendered as its text. As with `_LINK`, a `[` that starts no
 # link still matches (without the `target` group), to its `]`, or to the end when no `)`
 # follows: every later `[` would fail too, each rescanning to the end (quadratic on `[[[`).
-_INLINE_LINK = re.compile(r"!?\[([^\]]*+)(?:(?P<target>\]\([^)]*+\))|\]\([^)]*+)?")
-_SLUG_DROP = re.compile(r"[^\w\- ]", re.UNICODE)
+_INLINE_LINK = lazy(r"!?\[([^\]]*+)(?:(?P<target>\]\([^)]*+\))|\]\([^)]*+)?")
+_SLUG_DROP = lazy(r"[^\w\- ]", re.UNICODE)
 # A target a template asks the reader to fill in: words such as `url`, `link`, `path` in a
 # name with no extension (`thumbnail_url`, `rel-path-to-target`), or a date or `XXX` slot.
 _PLACEHOLDER_WORDS = frozenset({"url", "uri", "link", "href", "path", "placeholder", "todo", "tbd"})
-_NAME_WORDS = re.compile(r"[_\-]+|(?<=[a-z])(?=[A-Z])")
-_SLOT = re.compile(r"YYYY|XXX|NNN|\bpath/to/")
+_NAME_WORDS = lazy(r"[_\-]+|(?<=[a-z])(?=[A-Z])")
+_SLOT = lazy(r"YYYY|XXX|NNN|\bpath/to/")
 _LABEL_LOOKBACK = 200
 _QUOTE_LOOKBACK = 400
-_LABEL_SLOT = re.compile(r"\s*(?:<[^<>\n]*>|\{[^{}\n]*\})\s*")
+_LABEL_SLOT = lazy(r"\s*(?:<[^<>\n]*>|\{[^{}\n]*\})\s*")
 
 
 def unquote(text: str) -> str:
@@ -191,24 +192,24 @@ def heading_anchors(
 
 # `${CLAUDE_SKILL_DIR}/path` or `$CLAUDE_PLUGIN_ROOT/path`: the path ends where a shell word
 # or a Markdown construct would. What follows it decides whether it was templated.
-_VARIABLE = re.compile(
+_VARIABLE = lazy(
     r"\$(?:\{(CLAUDE_SKILL_DIR|CLAUDE_PLUGIN_ROOT)\}|(CLAUDE_SKILL_DIR|CLAUDE_PLUGIN_ROOT)(?!\w))"
     r"/([^\s`'\"()\[\]{}<>;|&,\\*?$]*+)(.?)"
 )
 _VARIABLE_KIND = {"CLAUDE_SKILL_DIR": "skill-dir", "CLAUDE_PLUGIN_ROOT": "plugin-root"}
-_TICKS = re.compile(r"`+")
-_SEPARATOR = re.compile(r"[./](?=[\w-])")
+_TICKS = lazy(r"`+")
+_SEPARATOR = lazy(r"[./](?=[\w-])")
 # A Markdown link or reference definition: its target is checked as a link (DC701), and its
 # text is only what the reader sees.
 # (A label holds no `[`: each failed try then stops at the next `[`, and a line of them is
 # scanned once, not once per `[`.)
-_LINK_SPAN = re.compile(r"!?\[[^\[\]\n]*+\]\([^)\n]*+\)|^[ ]{0,3}\[[^\[\]\n]++\]:.*+")
+_LINK_SPAN = lazy(r"!?\[[^\[\]\n]*+\]\([^)\n]*+\)|^[ ]{0,3}\[[^\[\]\n]++\]:.*+")
 # A path-shaped word of prose: names joined by `/` or `.` (a bare word is no path), not inside
 # a longer word, URL or variable. A full stop that ends the sentence is not taken.
-_PROSE_PATH = re.compile(r"(?<![\w/.@$~:\\%+-])\.?[\w-]++(?:[./][\w-]++)++/?+")
-_EXTENSION = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,7}\Z")
+_PROSE_PATH = lazy(r"(?<![\w/.@$~:\\%+-])\.?[\w-]++(?:[./][\w-]++)++/?+")
+_EXTENSION = lazy(r"\.[A-Za-z][A-Za-z0-9]{0,7}\Z")
 # Characters and runs that make a path a pattern or a slot to fill, not a file.
-_TEMPLATED = re.compile(r"[{}<>$*?\[\]%|=()@:;,!#'\"\\~^+]|\.\.\.|…|YYYY|XXX|NNN")
+_TEMPLATED = lazy(r"[{}<>$*?\[\]%|=()@:;,!#'\"\\~^+]|\.\.\.|…|YYYY|XXX|NNN")
 # Words near a path saying the bundle does not ship it: the reader creates it, a tool writes
 # it, or it is the user's project's. Compiled on first use, as `_here` (each costs about a
 # millisecond to compile, more than a small tree's scan needs them).

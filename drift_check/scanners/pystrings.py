@@ -15,11 +15,11 @@ value (bytes decoded as UTF-8); columns count characters."""
 from __future__ import annotations
 
 import ast
-import re
 import sys
 import warnings
 
 from drift_check.facts import InputProblem, Position, Source, StringLiteral
+from drift_check.scanners.patterns import lazy
 
 # lower-cased string prefixes; `t` (template strings, 3.14) keeps its text parts out
 _PREFIXES = frozenset({"", "r", "u", "b", "br", "rb", "f", "fr", "rf", "t", "tr", "rt"})
@@ -27,22 +27,22 @@ _WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012345678
 _BLANK = " \t\f\n"
 
 # outside strings: where a comment or a string starts
-_CODE_STOP = re.compile(r"""[#'"]""")
+_CODE_STOP = lazy(r"""[#'"]""")
 # a plain string after its opening quotes, through its closing ones (the first match is the
 # tokenizer's: an escaped quote does not end it, a lone quote inside triple quotes neither)
 _REST = {
-    "'": re.compile(r"[^'\\\n]*+(?:\\[\s\S][^'\\\n]*+)*+'"),
-    '"': re.compile(r'[^"\\\n]*+(?:\\[\s\S][^"\\\n]*+)*+"'),
-    "'''": re.compile(r"[^'\\]*+(?:(?:\\[\s\S]|'(?!''))[^'\\]*+)*+'''"),
-    '"""': re.compile(r'[^"\\]*+(?:(?:\\[\s\S]|"(?!""))[^"\\]*+)*+"""'),
+    "'": lazy(r"[^'\\\n]*+(?:\\[\s\S][^'\\\n]*+)*+'"),
+    '"': lazy(r'[^"\\\n]*+(?:\\[\s\S][^"\\\n]*+)*+"'),
+    "'''": lazy(r"[^'\\]*+(?:(?:\\[\s\S]|'(?!''))[^'\\]*+)*+'''"),
+    '"""': lazy(r'[^"\\]*+(?:(?:\\[\s\S]|"(?!""))[^"\\]*+)*+"""'),
 }
 # where an f-string's text part may end: a field, an escape, its closing quote
-_TEXT_STOP = {"'": re.compile(r"[{}\\']"), '"': re.compile(r'[{}\\"]')}
-_SPEC_STOP = re.compile(r"[{}\\]")
+_TEXT_STOP = {"'": lazy(r"[{}\\']"), '"': lazy(r'[{}\\"]')}
+_SPEC_STOP = lazy(r"[{}\\]")
 # in a replacement field's expression: strings, comments (3.12), brackets, and what ends it
-_EXPRESSION_STOP = re.compile(r"""[#'"()\[\]{}!:=]""")
+_EXPRESSION_STOP = lazy(r"""[#'"()\[\]{}!:=]""")
 # escapes that mean one thing in every string and bytes literal (not `\x`, `\N{}`, octal...)
-_ESCAPE = re.compile(r"\\([\s\S])")
+_ESCAPE = lazy(r"\\([\s\S])")
 _SIMPLE = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "\n": ""}
 
 Found = list[tuple[int, str | None]]  # (offset, value); None: evaluate the piece's text

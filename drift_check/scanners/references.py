@@ -16,37 +16,38 @@ from typing import Any
 
 from drift_check.facts import Citation, NameReference, Position, PythonModule, Source
 from drift_check.scanners.files import Repo, matches
+from drift_check.scanners.patterns import lazy
 
 # `Skill("x")`, `Skill('x')`, `Skill(skill="x", args=...)`, also with escaped quotes
-_SKILL_CALL = re.compile(
+_SKILL_CALL = lazy(
     r"""\bSkill\(\s*(?:(?:skill|name|command)\s*[=:]\s*)?\\?(["'])([^"'\\\n]{1,200})\\?\1"""
 )
-_LOAD_FROM = re.compile(
+_LOAD_FROM = lazy(
     r"(?i)\bload(?:s|ing)?\s+(?:the\s+)?skill\s+(?:from|at)\s*:?\s*`?"
     r"(?:[\w./-]*/)?skills/([\w.-]+)/SKILL\.md"
 )
-_NAME = re.compile(r"[\w][\w:.-]*\Z")
-_SPAWN = re.compile(r"(?i)\b(?:spawned|dispatched)\s+by\b[ \t]*(:?)[ \t]*")
+_NAME = lazy(r"[\w][\w:.-]*\Z")
+_SPAWN = lazy(r"(?i)\b(?:spawned|dispatched)\s+by\b[ \t]*(:?)[ \t]*")
 _KIND = r"(?:workflow|agent|sub-?agent|skill|command|orchestrator)s?\b"
-_SPAWNER = re.compile(
+_SPAWNER = lazy(
     r"`/?([^`\s]{1,100})`"  # `name`, `/command`
     r"|/(\w[\w:-]{0,99}+)(?!/|\.\w)"  # /command, not /a/path nor /file.md
     r"|([a-z0-9]+(?:-[a-z0-9]+)+)(?=[ \t]+" + _KIND + ")"  # kebab-name workflow
 )
-_JOIN = re.compile(r"(?i)[ \t]*(?:,|\bor\b|\band\b)[ \t]*(?:the[ \t]+)?")
-_ITEM = re.compile(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+")
+_JOIN = lazy(r"(?i)[ \t]*(?:,|\bor\b|\band\b)[ \t]*(?:the[ \t]+)?")
+_ITEM = lazy(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+")
 
 _PY_PATH = r"(?<![\w./@-])((?:[\w.-]+/)*[\w-][\w.-]*\.py)"
-_SYMBOL_CITATION = re.compile(
+_SYMBOL_CITATION = lazy(
     _PY_PATH + r"::([A-Za-z_]\w*(?:(?:::|\.)[A-Za-z_]\w*)*)(?:\[[^\]\n]{0,200}\])?"
 )
-_LINE_CITATION = re.compile(_PY_PATH + r":(\d{1,7})(?:-(\d{1,7}))?(?![\w:])")
+_LINE_CITATION = lazy(_PY_PATH + r":(\d{1,7})(?:-(\d{1,7}))?(?![\w:])")
 _IDENT = r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)(?:\(\))?"
 _DASHES = "\u2014\u2013-"  # em dash, en dash, hyphen
-_BEFORE = re.compile(
+_BEFORE = lazy(
     r"`" + _IDENT + r"`[ \t]*(?:[(,:" + _DASHES + r"]|\bin\b|\bat\b)?[ \t]*[`(]?[ \t]*\Z"
 )
-_AFTER = re.compile(r"\A`?\)?[ \t]*[,:" + _DASHES + r"]?[ \t]*\(?`" + _IDENT + r"`")
+_AFTER = lazy(r"\A`?\)?[ \t]*[,:" + _DASHES + r"]?[ \t]*\(?`" + _IDENT + r"`")
 
 
 def find_references(

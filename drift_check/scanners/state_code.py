@@ -15,13 +15,14 @@ import re
 from typing import NamedTuple
 
 from drift_check.facts import Position, Source, StateList, StateName
+from drift_check.scanners.patterns import lazy
 
 # a state name: a word (any script), then word characters, dots or hyphens
-STATE_SHAPE = re.compile(r"[^\W\d][\w.-]*\Z")
+STATE_SHAPE = lazy(r"[^\W\d][\w.-]*\Z")
 MAX_STATE_LENGTH = 64
 # words that say a constant holds every state (`VALID_STATES`, `ALLOWED_STATUSES`)
 COMPLETE_WORDS = frozenset({"valid", "allowed", "known", "all", "supported", "legal", "permitted"})
-_WORD_SPLIT = re.compile(r"[_\-\s.]+|(?<=[a-z0-9])(?=[A-Z])")
+_WORD_SPLIT = lazy(r"[_\-\s.]+|(?<=[a-z0-9])(?=[A-Z])")
 
 
 def is_state(text: str) -> bool:
@@ -270,22 +271,22 @@ def _is_enum(node: ast.ClassDef) -> bool:
 
 # TypeScript, by pattern: a declaration of a named list or union of string literals
 _TS_STRING = r"""(?:"[^"\\\n]*"|'[^'\\\n]*')"""
-_TS_ARRAY = re.compile(
+_TS_ARRAY = lazy(
     r"\b(?:const|let|var)\s+(\w+)\s*(?::[^=;\n]{0,80})?=\s*\[((?:\s*" + _TS_STRING
     + r"\s*,)*\s*" + _TS_STRING + r"\s*,?\s*)\]\s*(as\s+const\b)?"
 )  # fmt: skip
-_TS_UNION = re.compile(
+_TS_UNION = lazy(
     r"\b(?:type\s+(\w+)\s*=|(\w+)\??\s*:)\s*\|?((?:\s*" + _TS_STRING + r"\s*\|)+\s*"
     + _TS_STRING + r")(?=\s*[;,\n}])"
 )  # fmt: skip
-_TS_ZOD = re.compile(
+_TS_ZOD = lazy(
     r"\b(?:(?:const|let|var)\s+(\w+)\s*=|(\w+)\s*:)\s*z\.enum\(\s*\[((?:\s*" + _TS_STRING
     + r"\s*,)*\s*" + _TS_STRING + r"\s*,?\s*)\]"
 )  # fmt: skip
-_TS_LITERAL = re.compile(_TS_STRING)
-_TS_EQUAL = re.compile(r"\b([A-Za-z_$][\w$]*)\s*[!=]==?\s*(" + _TS_STRING + ")")
-_TS_SWITCH = re.compile(r"\bswitch\s*\(\s*[\w$.]*?([A-Za-z_$][\w$]*)\s*\)\s*\{")
-_TS_CASE = re.compile(r"\bcase\s+(" + _TS_STRING + r")\s*:")
+_TS_LITERAL = lazy(_TS_STRING)
+_TS_EQUAL = lazy(r"\b([A-Za-z_$][\w$]*)\s*[!=]==?\s*(" + _TS_STRING + ")")
+_TS_SWITCH = lazy(r"\bswitch\s*\(\s*[\w$.]*?([A-Za-z_$][\w$]*)\s*\)\s*\{")
+_TS_CASE = lazy(r"\bcase\s+(" + _TS_STRING + r")\s*:")
 
 
 def typescript_lists(source: Source) -> list[CodeList]:
@@ -391,4 +392,4 @@ def _closing_braces(text: str) -> dict[int, int]:
         at = m.end()
 
 
-_BRACE = re.compile(r"[{}]")
+_BRACE = lazy(r"[{}]")

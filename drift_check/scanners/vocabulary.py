@@ -42,6 +42,7 @@ from drift_check.facts import (
 from drift_check.scanners.files import Repo, glob_pattern, matches
 from drift_check.scanners.json_parser import JsonSyntaxError, parse_at, parse_json
 from drift_check.scanners.markdown import MarkdownScan, scan
+from drift_check.scanners.patterns import lazy
 from drift_check.scanners.registry import _SEPARATOR, Cell, split_row
 from drift_check.scanners.state_code import (
     COMPLETE_WORDS,
@@ -53,31 +54,29 @@ from drift_check.scanners.state_code import (
     typescript_lists,
 )
 
-_UPPER = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*\Z")
-_TEMPLATE_HEAD = re.compile(
+_UPPER = lazy(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*\Z")
+_TEMPLATE_HEAD = lazy(
     r"^([ \t]*)(?:[-*][ \t]+)?`?([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:RESULT|REQUEST))`?:[ \t]*$"
 )
-_TEMPLATE_KEY = re.compile(r"([A-Za-z_][\w.-]*)[ \t]*:(?:[ \t]+(.*?))?[ \t]*$")
-_COMMENT = re.compile(r"[ \t]+#[ \t].*$")
-_PLACEHOLDER = re.compile(r"<([^<>|]+)>\Z|\{\{\s*([^{}|]+?)\s*\}\}\Z")
-_LOOSE_PAIR = re.compile(r'"([^"\\\n]+)"[ \t]*:[ \t]*"([^"\\\n]*)"')
-_LOOSE_KEY = re.compile(r'"([^"\\\n]+)"[ \t]*:')
+_TEMPLATE_KEY = lazy(r"([A-Za-z_][\w.-]*)[ \t]*:(?:[ \t]+(.*?))?[ \t]*$")
+_COMMENT = lazy(r"[ \t]+#[ \t].*$")
+_PLACEHOLDER = lazy(r"<([^<>|]+)>\Z|\{\{\s*([^{}|]+?)\s*\}\}\Z")
+_LOOSE_PAIR = lazy(r'"([^"\\\n]+)"[ \t]*:[ \t]*"([^"\\\n]*)"')
+_LOOSE_KEY = lazy(r'"([^"\\\n]+)"[ \t]*:')
 _ARROW = r"(?:→|->|=>|⇒)"
-_ARROW_ITEM = re.compile(
+_ARROW_ITEM = lazy(
     r"([ \t]*)(?:[-*+]|\d{1,3}[.)])[ \t]+(\*\*)?(`?)([^`\s*]+)\3(?:\*\*)?[ \t]*:?[ \t]*" + _ARROW
 )
 _ARROW_TOKENS = ("→", "->", "=>", "⇒")
 # a fence run and `json` in any case (as `re.I` reads it: the long s too), one pattern per run,
 # so that the engine searches for its literal start (an alternation or `re.I` makes it try
 # every position)
-_JSON_FENCES = tuple(re.compile(run + r"[ \t]*[jJ][sS\u017f][oO][nN]") for run in ("```", "~~~"))
-_TREE_ITEM = re.compile(
-    r"^[ \t│|]*(?:[|+`├└][-─]+|[├└])[ \t]*(`?)([^\s`]+)\1[ \t]*:?[ \t]*" + _ARROW
-)
-_CONTINUATION = re.compile(r"^[ \t]+\S")
+_JSON_FENCES = tuple(lazy(run + r"[ \t]*[jJ][sS\u017f][oO][nN]") for run in ("```", "~~~"))
+_TREE_ITEM = lazy(r"^[ \t│|]*(?:[|+`├└][-─]+|[├└])[ \t]*(`?)([^\s`]+)\1[ \t]*:?[ \t]*" + _ARROW)
+_CONTINUATION = lazy(r"^[ \t]+\S")
 # a table's separator row (`|---|:--:|`), the cheap way to find tables in a text
 # (it starts with the newline before it: a literal first character is searched for fast)
-_TABLE_SEPARATOR = re.compile(r"\n[ \t]*\|[ \t]*:?-+:?[ \t]*\|[-|: \t]*(?=\n|\Z)")
+_TABLE_SEPARATOR = lazy(r"\n[ \t]*\|[ \t]*:?-+:?[ \t]*\|[-|: \t]*(?=\n|\Z)")
 # first-column headers of a table that branches on states, and the headers that say what to do
 _STATE_HEADERS = frozenset(
     {"status", "state", "result", "outcome", "verdict", "value", "plan status"}
@@ -92,7 +91,7 @@ _ACTION_WORDS = frozenset(
         "step", "steps", "reaction", "dispatch",
     }
 )  # fmt: skip
-_TEST_FILE = re.compile(
+_TEST_FILE = lazy(
     r"(?:^|/)(?:tests?|__tests__|spec)/|(?:^|/)test_[^/]*\Z|_test\.py\Z|\.(?:test|spec)\.[jt]sx?\Z"
 )
 _CODE_EXTENSIONS = (".py", ".ts", ".tsx", ".mts", ".cts", ".js", ".mjs", ".cjs")
