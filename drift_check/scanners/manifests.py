@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import re
 import shlex
 from collections.abc import Iterable
 
@@ -42,6 +41,7 @@ from drift_check.scanners.json_parser import (
     parse_source,
     source_offset,
 )
+from drift_check.scanners.patterns import lazy
 
 PLUGIN_MANIFEST = ".claude-plugin/plugin.json"
 MARKETPLACE = ".claude-plugin/marketplace.json"
@@ -61,18 +61,18 @@ _SUBCOMMANDS = frozenset({"run"})  # `uv run x.py`, `deno run x.ts`, `bun run x.
 _LONGEST_COMMAND = 8192  # characters; a longer command is not split
 _WORDS_BEFORE_SCRIPT = 16  # assignments, `env`, an interpreter and its options
 _OPERATORS = frozenset({"&&", "||", ";", "|", "&", "(", ")"})
-_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+_ASSIGNMENT = lazy(r"[A-Za-z_][A-Za-z0-9_]*=")
 _ROOTS = {
     "CLAUDE_PLUGIN_ROOT": "plugin",
     "CLAUDE_PROJECT_DIR": "project",
 }
-_VARIABLE = re.compile(
+_VARIABLE = lazy(
     r"\$(?:\{(CLAUDE_PLUGIN_ROOT|CLAUDE_PROJECT_DIR)\}|(CLAUDE_PLUGIN_ROOT|CLAUDE_PROJECT_DIR)\b)"
 )
-_UNSURE = re.compile(r"[$`*?\[{~]")  # anything a shell would expand after the variable
-_VERSIONED = re.compile(r"python[23](?:\.[0-9]+)?|ruby[0-9.]*|perl[0-9.]*")
-_GLOB = re.compile(r"[*?\[]")
-_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")  # a URL or `github:owner/repo`
+_UNSURE = lazy(r"[$`*?\[{~]")  # anything a shell would expand after the variable
+_VERSIONED = lazy(r"python[23](?:\.[0-9]+)?|ruby[0-9.]*|perl[0-9.]*")
+_GLOB = lazy(r"[*?\[]")
+_SCHEME = lazy(r"[A-Za-z][A-Za-z0-9+.-]*:")  # a URL or `github:owner/repo`
 
 
 def scan_manifests(repo: Repo, problems: list[InputProblem], skip: Iterable[str] = ()) -> Manifests:

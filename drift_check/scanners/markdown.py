@@ -128,7 +128,7 @@ def heading_text(rest: str) -> str:
 # Scans of the texts read in this run, by the text's identity (each scanner asks for the
 # scan of a file it reads; several read one file), with the text kept so the id stays its own.
 _scans: dict[int, tuple[str, dict[tuple[int, bool], MarkdownScan]]] = {}
-_KEPT = 1 << 16  # texts kept at most: tests scan many small texts outside a run
+_KEPT = 4096  # texts kept at most: the scans of a large tree would add to its peak memory
 
 
 def scan(text: str, max_level: int = 6, fenced_only: bool = False) -> MarkdownScan:

@@ -549,20 +549,21 @@ def _handler_table(table: _Table, path: str) -> StateList | None:
 
 def _arrow_lines(text: str) -> list[tuple[int, int]]:
     """The 0-based indexes of the lines that hold an arrow (`->`, `→`, `=>`, `⇒`), each
-    with the offset its line starts at."""
-    offsets = []
+    with the offset its line starts at (after an arrow, the search goes on from the end of
+    its line: a line of many arrows is one line)."""
+    starts = set()
     for token in _ARROW_TOKENS:
         at = text.find(token)
         while at >= 0:
-            offsets.append(at)
-            at = text.find(token, at + 1)
+            starts.add(text.rfind("\n", 0, at) + 1)
+            end = text.find("\n", at)
+            at = -1 if end < 0 else text.find(token, end)
     out: list[tuple[int, int]] = []
-    line, offset = 0, 0
-    for at in sorted(offsets):
-        line += text.count("\n", offset, at)
-        offset = at
-        if not out or out[-1][0] != line:
-            out.append((line, text.rfind("\n", 0, at) + 1))
+    line, last = 0, 0
+    for start in sorted(starts):
+        line += text.count("\n", last, start)
+        last = start
+        out.append((line, start))
     return out
 
 
