@@ -56,6 +56,9 @@ _UPPER_KEY = re.compile(r"([A-Z][A-Z0-9_]*):(?:[ \t]+|$)")
 _LINE_END_COLON = re.compile(r":[ \t]*\r?(?=\n|\Z)")
 _NAME_LINE = re.compile(r"([ \t]*)([A-Z][A-Z0-9_]*)")
 _READ = re.compile(r"\b([A-Z][A-Z0-9_]*)((?:\.[A-Za-z_][A-Za-z0-9_]*)+)")
+# Every match of `_READ` holds this right after its name: a search for it (fast, from a
+# literal) finds the candidates, and the word in front of it is where a match would start.
+_READ_DOT = re.compile(r"\.[A-Za-z_]")
 _FOLDER = re.compile(r"[\w.-]+")
 _WORD = re.compile(r"\b[A-Z][A-Z0-9_]+\b")
 # fences whose content may be a dispatch prompt
@@ -487,7 +490,7 @@ def scan_structured(
     blocks.sort(key=lambda b: (b.position.line, b.position.column))
     if not full:
         return Scanned(blocks, [], [])
-    tables = _field_tables(path, lines, markdown, sections, names)
+    tables = _field_tables(path, text, lines, markdown, sections, names)
     return Scanned(blocks, tables, _reads(source, names))
 
 
@@ -606,27 +609,28 @@ def _before_each(text: str, suffix: str) -> list[str]:
 
 def _field_tables(
     path: str,
+    text: str,
     lines: list[str],
     markdown: MarkdownScan,
     sections: list[Section],
     names: re.Pattern[str],
 ) -> list[FieldTable]:
     out = []
-    i = 0
-    while i + 1 < len(lines):
+    done = 0  # lines before this one are read: a table's rows, or a header that was not one
+    for i in _header_lines(text):
+        if i < done:
+            continue
         line = lines[i]
         if not line.lstrip().startswith("|") or not _is_delimiter(lines[i + 1]):
-            i += 1
             continue
         if markdown.in_fence(i + 1):
-            i += 1
             continue
         header = [c.text.strip().strip("*`_ ").lower() for c in split_row(line)]
         name_col = next((k for k, h in enumerate(header) if h in NAME_HEADERS), None)
         required_col = next((k for k, h in enumerate(header) if h in REQUIRED_HEADERS), None)
         has_type = any(h in TYPE_HEADERS for h in header)
         if name_col is None or not (has_type or required_col is not None):
-            i += 2
+            done = i + 2
             continue
         rows = []
         j = i + 2
@@ -652,7 +656,29 @@ def _field_tables(
                 tuple(mentions),
             )
         )
-        i = j
+        done = j
+    return out
+
+
+# Every delimiter row (`_is_delimiter`) holds this: its first `-` follows a `|` with only
+# spaces, tabs and colons between. A search for it (fast, from a literal) finds the rows.
+_DELIMITER_START = re.compile(r"\|[ \t:]*-")
+
+
+def _header_lines(text: str) -> list[int]:
+    """The 0-based numbers of the lines of `text` (split at `\\n`) right above a delimiter
+    row, in order: found by one search, not by a look at every line."""
+    out = []
+    line, done, end = 0, 0, -1
+    for m in _DELIMITER_START.finditer(text):
+        if m.start() < end:
+            continue  # a line already looked at
+        start = text.rfind("\n", 0, m.start()) + 1
+        end = text.find("\n", m.start()) % (len(text) + 1)
+        line += text.count("\n", done, start)
+        done = start
+        if line and _is_delimiter(text[start:end]):
+            out.append(line - 1)
     return out
 
 
@@ -687,10 +713,19 @@ def _field_row(
 def _reads(source: Source, names: re.Pattern[str]) -> list[FieldRead]:
     """`NAME.field.sub` in the text, for template names."""
     text = source.text
-    if "." not in text:
-        return []
     out = []
-    for m in _READ.finditer(text):
+    done = 0  # where the last match ended: the next starts after it, as `finditer`'s would
+    for dot in _READ_DOT.finditer(text):
+        at = dot.start()
+        if at < done:
+            continue
+        start = at
+        while start and (text[start - 1].isalnum() or text[start - 1] == "_"):
+            start -= 1
+        m = _READ.match(text, start) if start < at else None
+        if m is None:
+            continue
+        done = m.end()
         if not names.fullmatch(m.group(1)):
             continue
         fields = tuple(m.group(2)[1:].split("."))

@@ -99,3 +99,118 @@ def test_not_bundled_words_agree(line: str, rest: str) -> None:
 
     expected = [(m.start(), m.end()) for m in re.finditer(_NOT_BUNDLED, line, re.I)]
     assert _NotBundled(f"{rest}\n{line}\n{rest}").find(line) == expected
+
+
+# --- structured scans: `NAME.field` reads and field tables found from a search ------------
+
+from drift_check.scanners import structured  # noqa: E402
+from drift_check.scanners.markdown import scan as markdown_scan  # noqa: E402
+
+_READ_REFERENCE = re.compile(r"\b([A-Z][A-Z0-9_]*)((?:\.[A-Za-z_][A-Za-z0-9_]*)+)")
+
+
+def reference_reads(text: str, names: re.Pattern[str]) -> list[tuple[str, tuple[str, ...], int]]:
+    out = []
+    for m in _READ_REFERENCE.finditer(text):
+        if not names.fullmatch(m.group(1)):
+            continue
+        fields = tuple(m.group(2)[1:].split("."))
+        if fields[-1] in ("md", "json", "yaml", "yml", "txt"):
+            continue
+        out.append((m.group(1), fields, m.start(1)))
+    return out
+
+
+READ_PIECE = st.sampled_from(
+    [
+        *("A", "AB_RESULT", "X1", "aB", "_", "é", "É", "1", "md", "json", "field", "Sub"),
+        *(".", "..", " ", "\n", "-", "`", "(", "a.b", "_RESULT.", "ß", "\u2028"),
+    ]
+)
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(READ_PIECE, max_size=24).map("".join), st.booleans())
+@example("AB_RESULT.status.x and X1.a.B.c, aB.x É.y A..b _A.b", True)
+def test_reads_agree(text: str, any_name: bool) -> None:
+    names = re.compile(r"[A-Z][A-Z0-9_]*" if any_name else r"[A-Z][A-Z0-9_]*_RESULT")
+    source = Source("a.md", text)
+    got = [
+        (r.name, r.fields, source.offset(r.position.line, r.position.column))
+        for r in structured._reads(source, names)
+    ]
+    assert got == reference_reads(text, names)
+
+
+TABLE_LINE = st.lists(
+    st.sampled_from(["|", " ", "\t", "-", ":", "a", "\r", "\u00a0", "\x0b", "`", "x|y"]),
+    max_size=8,
+).map("".join)
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(TABLE_LINE, max_size=10))
+@example(["| field | type |", "|---|---|", "| `a` | string |"])
+@example([" | a |", " |:--| \r", "\u00a0|-|\u00a0"])
+def test_table_headers_found(lines: list[str]) -> None:
+    text = "\n".join(lines)
+    found = set(structured._header_lines(text))
+    split = text.split("\n")
+    assert found == {i for i in range(len(split) - 1) if structured._is_delimiter(split[i + 1])}
+
+
+def reference_field_tables(path, lines, markdown, sections, names):  # type: ignore[no-untyped-def]
+    """The per-line walk the scanner replaced."""
+    out = []
+    i = 0
+    while i + 1 < len(lines):
+        line = lines[i]
+        if not line.lstrip().startswith("|") or not structured._is_delimiter(lines[i + 1]):
+            i += 1
+            continue
+        if markdown.in_fence(i + 1):
+            i += 1
+            continue
+        header = [c.text.strip().strip("*`_ ").lower() for c in structured.split_row(line)]
+        name_col = next((k for k, h in enumerate(header) if h in structured.NAME_HEADERS), None)
+        required_col = next(
+            (k for k, h in enumerate(header) if h in structured.REQUIRED_HEADERS), None
+        )
+        has_type = any(h in structured.TYPE_HEADERS for h in header)
+        if name_col is None or not (has_type or required_col is not None):
+            i += 2
+            continue
+        rows = []
+        j = i + 2
+        while j < len(lines) and lines[j].lstrip().startswith("|"):
+            cells = structured.split_row(lines[j])
+            if name_col < len(cells):
+                row = structured._field_row(path, j + 1, cells, name_col, required_col)
+                if row is not None:
+                    rows.append(row)
+            j += 1
+        out.append((i + 1, tuple(rows)))
+        i = j
+    return out
+
+
+TABLE_TEXT_LINE = st.sampled_from(
+    [
+        *("| Field | Type | Required |", "|---|---|---|", "| `a` | string | yes |"),
+        *("| b | int | no |", "| name | type |", "|", "| x |", "text", "```", ""),
+        *("## RESULT", "X_RESULT:", " |:-| \r", "|-|-|"),
+    ]
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(TABLE_TEXT_LINE, max_size=14))
+@example(["| Field | Type |", "|---|---|", "| Field | Type |", "|---|---|", "| `a` | x |"])
+def test_field_tables_agree_with_the_line_walk(lines: list[str]) -> None:
+    text = "\n".join(lines)
+    markdown = markdown_scan(text, 0)
+    sections = structured._sections(markdown)
+    names = re.compile(r"[A-Z][A-Z0-9_]*_RESULT")
+    got = structured._field_tables("a.md", text, text.split("\n"), markdown, sections, names)
+    want = reference_field_tables("a.md", text.split("\n"), markdown, sections, names)
+    assert [(t.position.line, t.rows) for t in got] == want
