@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import cached_property
 from typing import Any
 
 from drift_check.facts import (
@@ -141,11 +142,19 @@ class Index:
         for d in sorted(self.declared):
             self._by_lower.setdefault(d.lower(), []).append(d)
         self._declared_cuts = {c for d in self.declared for c in cuts(d, self._declared_limit)}
-        self._emitted_cuts = {c for e in self.emitters for c in cuts(e, max_length)}
-        self._emitted_words = _emitted_words(agents.values(), max_length)
         self._near: dict[tuple[object, ...], list[_Emitted]] | None = None
         self._containing = {(o.path, t) for t, found in occurrences.exact.items() for o in found}
         self._dispatched, self._neighbours = _quotes(quoted)
+
+    @cached_property
+    def _emitted_cuts(self) -> set[str]:
+        """The beginnings (`cuts`) of every fenced heading: asked only for a quoted marker."""
+        return {c for e in self.emitters for c in cuts(e, self.max_length)}
+
+    @cached_property
+    def _emitted_words(self) -> dict[str, list[tuple[str, list[str], list[str]]]]:
+        """`_emitted_words` of the agents: asked only for a near miss."""
+        return _emitted_words(self.agents.values(), self.max_length)
 
     def declared_covering(self, text: str) -> list[str]:
         """The declared markers `text` is or carries (see `covers`), longest first."""

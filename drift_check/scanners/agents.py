@@ -200,8 +200,10 @@ def _fenced(
 
 def _text_column(source: Source, heading: HeadingLine) -> int:
     """Where a heading's text starts on its line (after the `#` run); 0 if not found."""
-    i = source.line_text(heading.line).find(heading.text, heading.column - 1)
-    return i + 1 if i >= 0 else 0
+    text, start = source.text, heading.offset
+    end = text.find("\n", start) % (len(text) + 1)
+    i = text.find(heading.text, start + heading.column - 1, end)
+    return i - start + 1 if i >= 0 else 0
 
 
 def _links(source: Source, settings: dict[str, Any], markdown: MarkdownScan) -> tuple[Link, ...]:

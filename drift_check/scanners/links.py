@@ -275,7 +275,6 @@ def find_mentions(
     # Only lines holding `a/b` or `a.b` can name a path: a search for the separator (fast)
     # finds the next such line.
     number, done = 1, 0
-    words = _NotBundled(text)
     candidate = _SEPARATOR.search(text, _line_offset(text, body))
     while candidate is not None:
         at = candidate.start()
@@ -291,7 +290,7 @@ def find_mentions(
         if not markdown.in_fence(number):
             # no path of the line starts before the blank in front of this separator
             first = text.rfind(" ", start, at) + 1 or start
-            out.extend(_line_mentions(source, text[start:end], number, words, first - start))
+            out.extend(_line_mentions(source, text[start:end], number, first - start))
         candidate = _SEPARATOR.search(text, end)
     out.sort(key=lambda mention: (mention.position.line, mention.position.column))
     return out
@@ -315,9 +314,7 @@ def _body_start(text: str) -> int:
     return 1 if end < 0 else text.count("\n", 0, end) + 3
 
 
-def _line_mentions(
-    source: Source, line: str, number: int, words: _NotBundled, first: int
-) -> list[Mention]:
+def _line_mentions(source: Source, line: str, number: int, first: int) -> list[Mention]:
     """The mentions on `line`, whose prose can name no path before offset `first`."""
     text = _LINK_SPAN.sub(_blank, line) if "[" in line else line
     found: list[tuple[int, str, bool]] = []  # column offset, token, in code
@@ -344,7 +341,7 @@ def _line_mentions(
             continue
         end = at + len(path)
         if verbs is None:
-            verbs = words.find(line)
+            verbs = _not_bundled_spans(line)
         if verbs and _near(verbs, at, end):
             continue
         bare = "/" not in path.rstrip("/")
@@ -366,27 +363,18 @@ def _is_here(after: str) -> bool:
     return _here().match(after) is not None
 
 
-class _NotBundled:
-    """Where `_NOT_BUNDLED` matches in the lines of one text. Most lines have no such word:
-    a line holding none of the parts of its words that the text holds (found on first use)
-    is passed over without the (slow) regex."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.parts: tuple[str, ...] | None = None
-
-    def find(self, line: str) -> list[tuple[int, int]]:
-        ascii_only = line.isascii()
-        if ascii_only or not any(ch in line for ch in _FOLDS_TO_ASCII):
-            if self.parts is None:
-                lower = self.text.lower()
-                self.parts = tuple(part for part in _NOT_BUNDLED_PARTS if part in lower)
-            lower = line.lower()
-            if not any(part in lower for part in self.parts):
-                return []
-            if ascii_only:
-                return [(m.start(), m.end()) for m in _not_bundled(False).finditer(lower)]
+def _not_bundled_spans(line: str) -> list[tuple[int, int]]:
+    """Where `_NOT_BUNDLED` matches in `line`. Most lines have no such word: a line holding
+    none of the parts of its words is passed over without the (slow) regex, and a line
+    without the characters that fold to ASCII is searched lowercased, without the (slower)
+    case-insensitive pattern."""
+    if not line.isascii() and any(ch in line for ch in _FOLDS_TO_ASCII):
         return [(m.start(), m.end()) for m in _not_bundled(True).finditer(line)]
+    lower = line.lower()  # as long as `line`: only U+0130, a folding one, grows
+    for part in _NOT_BUNDLED_PARTS:  # a loop, not `any(...)`: a line's most frequent case
+        if part in lower:
+            return [(m.start(), m.end()) for m in _not_bundled(False).finditer(lower)]
+    return []
 
 
 # The characters beyond ASCII that a case-insensitive pattern matches to ASCII letters
