@@ -57,8 +57,8 @@ _LINE_END_COLON = re.compile(r":[ \t]*\r?(?=\n|\Z)")
 _NAME_LINE = re.compile(r"([ \t]*)([A-Z][A-Z0-9_]*)")
 _READ = re.compile(r"\b([A-Z][A-Z0-9_]*)((?:\.[A-Za-z_][A-Za-z0-9_]*)+)")
 # Every match of `_READ` holds this right after its name: a search for it (fast, from a
-# literal) finds the candidates, and the word in front of it is where a match would start.
-_READ_DOT = re.compile(r"\.[A-Za-z_]")
+# literal `.`) finds the candidates, and the word in front of it is where a match would start.
+_READ_DOT = re.compile(r"\.(?<=[A-Z0-9_]\.)[A-Za-z_]")
 _FOLDER = re.compile(r"[\w.-]+")
 _WORD = re.compile(r"\b[A-Z][A-Z0-9_]+\b")
 # fences whose content may be a dispatch prompt
@@ -463,6 +463,8 @@ def scan_structured(
     contracts = {i.lower() for i in settings["contract-info-strings"]}
     names = re.compile(settings["structured-template-names"])
     dispatch_keys = frozenset(settings["dispatch-keys"])
+    # a dispatch prompt writes one of its keys as `KEY:`: a file without any has none
+    may_dispatch = any(f"{key}:" in text for key in dispatch_keys)
     blocks: list[StructuredBlock] = []
     headers = [h for h in _headers(text) if names.fullmatch(h[2])]
     header_lines: set[int] = set()
@@ -483,7 +485,12 @@ def scan_structured(
         at = Position(path, fence.open_line, fence.column)
         if info in infos and (full or info in contracts):
             blocks.append(_json_block(path, lines, first, end, at, info, section, may_pair))
-        elif full and info in _PROSE_INFOS and not header_lines.intersection(range(first, end + 1)):
+        elif (
+            full
+            and may_dispatch
+            and info in _PROSE_INFOS
+            and not header_lines.intersection(range(first, end + 1))
+        ):
             dispatch = _dispatch(path, lines, first, end, dispatch_keys, at, section)
             if dispatch is not None:
                 blocks.append(dispatch)
@@ -624,6 +631,12 @@ def _field_tables(
         if not line.lstrip().startswith("|") or not _is_delimiter(lines[i + 1]):
             continue
         if markdown.in_fence(i + 1):
+            continue
+        lower = line.lower()  # each header cell, lowercased, is a part of it
+        if not any(h in lower for h in NAME_HEADERS) or not any(
+            h in lower for h in ("type", "req", "mandatory")
+        ):
+            done = i + 2
             continue
         header = [c.text.strip().strip("*`_ ").lower() for c in split_row(line)]
         name_col = next((k for k, h in enumerate(header) if h in NAME_HEADERS), None)

@@ -199,7 +199,7 @@ TABLE_TEXT_LINE = st.sampled_from(
     [
         *("| Field | Type | Required |", "|---|---|---|", "| `a` | string | yes |"),
         *("| b | int | no |", "| name | type |", "|", "| x |", "text", "```", ""),
-        *("## RESULT", "X_RESULT:", " |:-| \r", "|-|-|"),
+        *("## RESULT", "X_RESULT:", " |:-| \r", "|-|-|", "| Name | Notes |", "| KEY | Req. |"),
     ]
 )
 
