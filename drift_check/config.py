@@ -201,7 +201,23 @@ def _linearize(
 
 def load_pack(name_or_path: str | list[str], root: str) -> Pack:
     """A pack with everything it extends; a list of presets is their composite (the packs
-    discovery chose for a tree that holds several systems), ordered as `extends` orders."""
+    discovery chose for a tree that holds several systems), ordered as `extends` orders.
+    Shipped packs are put together once per process (they are shared: nothing may change
+    them); a pack file of the user's is read again each time."""
+    key = tuple(name_or_path) if isinstance(name_or_path, list) else (name_or_path,)
+    shipped = not any(n.endswith((".yaml", ".yml")) for n in key)
+    if shipped and key in _LOADED:
+        return _LOADED[key]
+    pack = _load_pack(name_or_path, root)
+    if shipped:
+        _LOADED[key] = pack
+    return pack
+
+
+_LOADED: dict[tuple[str, ...], Pack] = {}
+
+
+def _load_pack(name_or_path: str | list[str], root: str) -> Pack:
     files: dict[str, tuple[str, dict[str, Any]]] = {}
     if isinstance(name_or_path, list):
         names = name_or_path
@@ -303,6 +319,11 @@ def _read_yaml_config(path: str) -> dict[str, Any]:
     return data
 
 
+def _detect_entries(name: str, root: str) -> tuple[Any, ...]:
+    """A shipped pack's own `detect` entries (what it extends does not add to them)."""
+    return tuple(_read_pack(name, root)[1].get("detect") or ())
+
+
 def _probe(repo: Repo, probe: Any) -> str | None:
     """What a `detect` entry found, or None. An entry is a path or glob that must exist, a
     list of entries that must all hold, or `{file, contains}` for a file holding a phrase."""
@@ -339,7 +360,7 @@ def detect_systems(repo: Repo, components: Components) -> list[tuple[str, str]]:
     folders, commands, or (where no registry claims them) agents; a skills tree otherwise."""
     found = []
     for name in PROBED_PACKS:
-        hit = next(filter(None, (_probe(repo, p) for p in load_pack(name, repo.root).detect)), None)
+        hit = next(filter(None, (_probe(repo, p) for p in _detect_entries(name, repo.root))), None)
         if hit:
             found.append((name, hit))
     registry = any(name in ("gsd", "contracts") for name, _ in found)
@@ -361,7 +382,7 @@ def detect_systems(repo: Repo, components: Components) -> list[tuple[str, str]]:
         found.append(("claude-code", claude))
     elif components.skills:
         hit = next(
-            filter(None, (_probe(repo, p) for p in load_pack("agent-skills", repo.root).detect)),
+            filter(None, (_probe(repo, p) for p in _detect_entries("agent-skills", repo.root))),
             None,
         )
         found.append(("agent-skills", hit or components.skills[0]))

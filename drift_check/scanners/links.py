@@ -92,16 +92,15 @@ def find_links(
         reach.append(max(hi, reach[-1]) if reach else hi)
     for name in siblings:
         # The first mention outside a link is enough: the document exists or it does not.
-        pattern = _sibling_pattern(name)
-        m = pattern.search(text)
-        while m is not None:
-            start = m.start()
-            if start and _name_before(text[start - 1]):
-                m = pattern.search(text, start + 1)  # part of a longer name or path
+        start = text.find(name)
+        while start >= 0:
+            end = start + len(name)
+            if _name_after(text[end : end + 1]) or (start and _name_before(text[start - 1])):
+                start = text.find(name, start + 1)  # part of a longer name or path
                 continue
             i = bisect.bisect_right(starts, start) - 1
             if i >= 0 and start < reach[i]:
-                m = pattern.search(text, m.end())  # the link itself is checked
+                start = text.find(name, end)  # the link itself is checked
                 continue
             out.append(Link(name, None, resolve(source.path, name), cursor.position(start)))
             break
@@ -143,12 +142,9 @@ def _link_text(m: re.Match[str]) -> str:
     return m.group(1) if m.group("target") is not None else m.group(0)
 
 
-# A sibling document's name starts its pattern, so the regex engine searches for it as a
-# literal (a look-behind first made it try every position: the slowest scan of a skill);
-# `find_links` turns away a hit just after a word character, `/`, `.` or `-`.
-@lru_cache(maxsize=16)
-def _sibling_pattern(name: str) -> re.Pattern[str]:
-    return re.compile(re.escape(name) + r"(?![\w-])")
+def _name_after(ch: str) -> bool:
+    """A sibling document's name ends before a character that cannot continue it."""
+    return ch == "-" or ch.isalnum() or ch == "_"
 
 
 def _name_before(ch: str) -> bool:

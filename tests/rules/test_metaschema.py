@@ -155,6 +155,7 @@ _json = st.recursive(
 )
 
 
+@pytest.mark.slow  # a property run: hundreds of generated cases
 @settings(max_examples=150, deadline=None, derandomize=True)
 @given(document=_json, cls=st.sampled_from(DIALECTS))
 def test_generated_schemas_agree(document, cls) -> None:  # type: ignore[no-untyped-def]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -64,6 +65,7 @@ def _every_marker(index: Index, text: str, agent: str | None) -> tuple[str, list
     return None
 
 
+@pytest.mark.slow  # a property run: hundreds of generated cases
 @settings(max_examples=300, deadline=None)
 @given(
     st.dictionaries(st.sampled_from(["a", "b", "c"]), st.lists(MARKER, max_size=4), max_size=3),

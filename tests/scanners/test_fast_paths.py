@@ -215,3 +215,44 @@ def test_field_tables_agree_with_the_line_walk(lines: list[str]) -> None:
     got = structured._field_tables("a.md", text, text.split("\n"), markdown, sections, names)
     want = reference_field_tables("a.md", text.split("\n"), markdown, sections, names)
     assert [(t.position.line, t.rows) for t in got] == want
+
+
+# --- sibling documents: found with `str.find`, not a regex search per name ----------------
+
+
+def reference_sibling_links(text: str, name: str) -> list[int]:
+    """Where the old regex search (`name(?![\\w-])`, turning away a hit after a name
+    character) finds the first mention of `name`, with no links in the text."""
+    from drift_check.scanners.links import _name_before
+
+    pattern = re.compile(re.escape(name) + r"(?![\w-])")
+    m = pattern.search(text)
+    while m is not None:
+        if m.start() and _name_before(text[m.start() - 1]):
+            m = pattern.search(text, m.start() + 1)
+            continue
+        return [m.start()]
+    return []
+
+
+SIBLING_PIECE = st.sampled_from(
+    [
+        *("reference.md", "reference.mdx", "reference.md-", "xreference.md", "/reference.md"),
+        *("reference.mdé", "reference.md_", " ", "\n", ".", "é", "reference.md.", "reference."),
+    ]
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(SIBLING_PIECE, max_size=10).map("".join))
+@example("reference.mdxreference.md")
+def test_sibling_mentions_agree(text: str) -> None:
+    from drift_check.scanners.links import find_links
+
+    source = Source("skills/a/SKILL.md", text)
+    got = [
+        source.offset(link.position.line, link.position.column)
+        for link in find_links(source, ["reference.md"])
+        if link.target == "reference.md" and link.anchor is None
+    ]
+    assert got == reference_sibling_links(text, "reference.md")

@@ -321,6 +321,7 @@ ROW = st.one_of(
 )
 
 
+@pytest.mark.slow  # a property run: hundreds of generated cases
 @settings(max_examples=300, deadline=None)
 @given(st.lists(ROW, max_size=8), st.text(max_size=20))
 @example(["| Agent | Role | Completion Markers |", "|---|---|---|", "| ` ` | r | m |"], "")
