@@ -649,9 +649,9 @@ class SchemaExample(NamedTuple):
     pointer: str  # of the subschema holding the keyword
     keyword: str  # "examples" or "default"
     index: int  # the entry's index in `examples` (0 for a default)
-    # the entry as a block reads it, every node placed at the entry's start: enough to tell
-    # whether it satisfies the schema; `SchemaFile.example_value` places each node exactly
-    shape: BlockValue
+    # the entry as `json.loads` gives it: enough to tell whether it satisfies the schema;
+    # `SchemaFile.example_value` reads it as a block, each node at its place
+    value: Any
 
     @property
     def at(self) -> str:

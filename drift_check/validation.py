@@ -23,6 +23,7 @@ from drift_check.facts import (
     BlockValue,
     Facts,
     Position,
+    SchemaExample,
     SchemaFile,
     SchemaPointer,
     StructuredBlock,
@@ -56,6 +57,7 @@ class Contracts:
         self.schemas = {p: s for p, s in schemas.items() if s.valid}
         self.plain: dict[str, Any] = {p: s.plain for p, s in self.schemas.items()}
         self._where: dict[int, tuple[str, str]] | None = None
+        self._where_by_path: dict[str, dict[int, tuple[str, str]]] = {}
         self._root: Any = None  # jsonschema's, built on first use
         self._validators: dict[str, Any] = {}
         self._errors: dict[tuple[str, str, str], list[Any]] = {}  # by schema and instance
@@ -66,19 +68,30 @@ class Contracts:
         """The validator that holds every schema (jsonschema imported here, once)."""
         if self._root is not None:
             return self._root
-        from urllib.parse import quote
+        from urllib.parse import quote, urljoin
 
         from jsonschema import validators
         from referencing import Registry, Resource
         from referencing.jsonschema import DRAFT202012
 
-        resources = []
+        direct: dict[str, Any] = {}  # resources whose crawl would find nothing below the root
+        crawled = []
         for path, schema in sorted(self.schemas.items()):
+            uri = f"file:///{quote(path)}"
             resource = Resource.from_contents(schema.plain, default_specification=DRAFT202012)
-            resources.append((f"file:///{quote(path)}", resource))
+            pairs = [(uri, resource)]
             if schema.identifier:
-                resources.append((schema.identifier, resource))
-        registry = Registry().with_resources(resources).crawl()
+                pairs.append((schema.identifier, resource))
+            if _crawl_finds_more(schema):
+                crawled.extend(pairs)
+                continue
+            identifier = resource.id()  # what a crawl would register the root under
+            if identifier is not None:
+                pairs.append((urljoin(uri, identifier), resource))
+            direct.update(pairs)
+        # a crawl creates a resource for every subschema: done only where it finds an
+        # `$id` below the root or an anchor (a reference it missed would crawl anyway)
+        registry = Registry(resources=direct).with_resources(crawled).crawl()
         # one validator holds the registry (building one combines it with the dialects'
         # meta-schemas, linear in its size); each schema is reached from it by `$ref`, so its
         # own `$id`, `$schema` and relative references apply
@@ -111,18 +124,34 @@ class Contracts:
         on first use (only a finding or a field lookup names a subschema)."""
         if self._where is None:
             where: dict[int, tuple[str, str]] = {}
-            for path, document in self.plain.items():
-                todo: list[tuple[Any, str]] = [(document, "")]
-                while todo:
-                    node, pointer = todo.pop()
-                    if isinstance(node, dict):
-                        where[id(node)] = (path, pointer)
-                        todo.extend((v, f"{pointer}/{escape_pointer(k)}") for k, v in node.items())
-                    elif isinstance(node, list):
-                        where[id(node)] = (path, pointer)
-                        todo.extend((v, f"{pointer}/{i}") for i, v in enumerate(node))
+            for path in self.plain:
+                where.update(self._where_in(path))
             self._where = where
         return self._where
+
+    def _where_in(self, path: str) -> dict[int, tuple[str, str]]:
+        """`where` for the one schema at `path`."""
+        found = self._where_by_path.get(path)
+        if found is None:
+            found = self._where_by_path[path] = {}
+            todo: list[tuple[Any, str]] = [(self.plain[path], "")]
+            while todo:
+                node, pointer = todo.pop()
+                if isinstance(node, dict):
+                    found[id(node)] = (path, pointer)
+                    todo.extend((v, f"{pointer}/{escape_pointer(k)}") for k, v in node.items())
+                elif isinstance(node, list):
+                    found[id(node)] = (path, pointer)
+                    todo.extend((v, f"{pointer}/{i}") for i, v in enumerate(node))
+        return found
+
+    def _site(self, subschema: Any, near: str | None) -> tuple[str, str] | None:
+        """(path, pointer) of a subschema, looked for in the schema at `near` first."""
+        if near is not None and near in self.plain:
+            found = self._where_in(near).get(id(subschema))
+            if found is not None:
+                return found
+        return self.where.get(id(subschema))
 
     def validator(self, path: str, pointer: str = "") -> Any:
         """The validator of the schema at `path` (of its subschema at `pointer`), built
@@ -152,9 +181,11 @@ class Contracts:
             node = node[int(key)] if isinstance(node, list) else node[key]
         return node
 
-    def pointer(self, subschema: Any, keyword: str) -> SchemaPointer | None:
-        """Where `keyword` of a subschema is written."""
-        found = self.where.get(id(subschema))
+    def pointer(
+        self, subschema: Any, keyword: str, near: str | None = None
+    ) -> SchemaPointer | None:
+        """Where `keyword` of a subschema is written (`near`: the schema it is likely in)."""
+        found = self._site(subschema, near)
         if found is None:
             return None
         path, pointer = found
@@ -169,102 +200,94 @@ class Contracts:
         """What `value` does that the schema at `path` (its subschema at `pointer`) does
         not allow. `upper_keys`: the block writes the schema's lower-case keys in upper case
         (`JOB_NAME:` for `job_name`)."""
-        from jsonschema.exceptions import UnknownType
-        from referencing.exceptions import Unresolvable
-
         if value.kind == "placeholder":
             return []  # any value: every error would sit at the placeholder, which excuses it
         validator = self.validator(path, pointer)
         menus = _menus(value)
         runs = max((len(m.value) for m in menus.values()), default=1)
-        common: dict[tuple[Any, ...], Violation] | None = None
-        chosen: list[Violation] = []
+        common: dict[tuple[Any, ...], _Pending] | None = None
+        chosen: list[_Pending] = []
         for run in range(runs):
             nodes: dict[Path, BlockValue] = {}
             instance = _instance(value, run, nodes, upper_keys)
-            found: dict[tuple[Any, ...], Violation] = {}
-            # a template written twice (a skill and its orchestrator's prompt) is one instance
-            key = (path, pointer, json.dumps(instance))
-            errors = self._errors.get(key)
-            if errors is None:
-                try:
-                    errors = list(validator.iter_errors(instance))
-                except (Unresolvable, UnknownType, RecursionError, ValueError, TypeError, re.error):
-                    # a `$ref` outside the tree, a pattern Python cannot compile, a schema its
-                    # meta-schema rejects (DC920 says so): nothing to say about the block
-                    errors = _REFUSED
-                self._errors[key] = errors
+            found: dict[tuple[Any, ...], _Pending] = {}
+            errors = self._errors_of(path, pointer, instance)
             if errors is _REFUSED:
                 return []
             for error in errors:
                 if _excused(error, nodes, validator):
                     continue
                 at = tuple(error.absolute_path)
-                for violation in self._explain(error, at, nodes, instance):
+                for violation in _explain(error, at, nodes):
                     if at in menus:
                         chosen.append(violation)
                     else:
-                        found[(violation.kind, violation.subject, violation.schema)] = violation
+                        found[(violation.kind, violation.subject, violation.site)] = violation
             common = found if common is None else {k: v for k, v in common.items() if k in found}
-        out = list((common or {}).values()) + chosen
+        # the schema side is placed only for what is kept (a subschema unknown to `where`
+        # places nothing, in every run alike)
+        out = []
+        for v in [*(common or {}).values(), *chosen]:
+            schema = self.pointer(v.site.node, v.site.keyword, path)
+            if schema is not None:
+                out.append(Violation(v.kind, v.position, v.subject, v.message, schema))
         unique = {(v.kind, v.position, v.subject, v.schema.pointer): v for v in out}
         return sorted(unique.values(), key=lambda v: (v.position.line, v.position.column))
 
-    def _explain(
-        self, error: Any, at: Path, nodes: dict[Path, BlockValue], instance: Any
-    ) -> Iterator[Violation]:
-        node = nodes.get(at)
-        here = node.position if node is not None else None
-        if error.validator == "required" and isinstance(error.instance, dict):
-            schema = self.pointer(error.schema, "required")
-            missing = [k for k in error.validator_value if k not in error.instance]
-            for key in missing:
-                if here is not None and schema is not None:
-                    yield Violation("required", here, key, error.message, schema)
-            return
-        if error.validator in ("additionalProperties", "unevaluatedProperties") and isinstance(
-            error.instance, dict
-        ):
-            schema = self.pointer(error.schema, error.validator)
-            if schema is None:
-                return
-            for key in _extra_keys(error):
-                member = nodes.get((*at, key))
-                where = nodes.get(at)
-                position = _key_position(where, key) if where is not None else None
-                if position is None and member is not None:
-                    position = member.position
-                if position is not None:
-                    yield Violation("additional", position, key, error.message, schema)
-            return
-        schema = self.pointer(error.schema, str(error.validator))
-        if here is None or schema is None:
-            return
-        shown = _shown(node) if node is not None else repr(error.instance)
-        yield Violation("value", here, shown, error.message, schema)
+    def _errors_of(self, path: str, pointer: str, instance: Any) -> list[Any]:
+        """jsonschema's errors for an instance (`_REFUSED`: the schema cannot be applied)."""
+        # a template written twice (a skill and its orchestrator's prompt) is one instance
+        key = (path, pointer, json.dumps(instance))
+        errors = self._errors.get(key)
+        if errors is None:
+            from jsonschema.exceptions import UnknownType
+            from referencing.exceptions import Unresolvable
+
+            try:
+                errors = list(self.validator(path, pointer).iter_errors(instance))
+            except (Unresolvable, UnknownType, RecursionError, ValueError, TypeError, re.error):
+                # a `$ref` outside the tree, a pattern Python cannot compile, a schema its
+                # meta-schema rejects (DC920 says so): nothing to say about the block
+                errors = _REFUSED
+            self._errors[key] = errors
+        return errors
+
+    def example_fails(self, path: str, example: SchemaExample) -> bool:
+        """Whether a schema's own example (or `default`) breaks the subschema it sits in:
+        `violations` of its value, without building that value's nodes when it holds no
+        menu (`a | b`) and jsonschema finds no error in it."""
+        instance = _example_instance(example.value)
+        if instance is _MENU:
+            return bool(self.violations(path, _shape(path, example.value), example.pointer))
+        if instance is _SENTINEL:
+            return False  # a placeholder as a whole: any value
+        errors = self._errors_of(path, example.pointer, instance)
+        if errors is _REFUSED or not errors:
+            return False
+        return bool(self.violations(path, _shape(path, example.value), example.pointer))
 
     def lookup(self, path: str, fields: tuple[str, ...]) -> Lookup:
         """Follow `fields` (`"[]"` for an array's items) down the schema at `path`, through
         `$ref`, `allOf`/`anyOf`/`oneOf`, `then`/`else` and array `items`; a key is matched
         exactly, else case-insensitively (`JOB_NAME` for `job_name`)."""
-        levels = self._expand([self.plain[path]])
+        levels = self._expand([self.plain[path]], path)
         result = Lookup("open", "", None)
         for key in fields:
             if key == "[]" or key.isdigit():
-                levels = self._expand(_items(levels))
+                levels = self._expand(_items(levels), path)
                 if not levels:
                     return Lookup("open", key, None)
                 continue
             if not any(isinstance(lv.get("properties"), dict) for lv, _ in levels):
                 items = _items(levels)
                 if items:  # `errors.phase`: a field of the array's items
-                    levels = self._expand(items)
-            result, levels = self._step(levels, key)
+                    levels = self._expand(items, path)
+            result, levels = self._step(levels, key, path)
             if result.state != "found":
                 return result
         return result
 
-    def _step(self, levels: Levels, key: str) -> tuple[Lookup, Levels]:
+    def _step(self, levels: Levels, key: str, near: str) -> tuple[Lookup, Levels]:
         found: list[Any] = []
         required: bool | None = None
         required_at: SchemaPointer | None = None
@@ -288,7 +311,7 @@ class Contracts:
                         required = bool(required) or named
                         if required_at is None or named:
                             keyword = "required" if "required" in level else "properties"
-                            required_at = self.pointer(level, keyword)
+                            required_at = self.pointer(level, keyword, near)
             patterns = level.get("patternProperties")
             if isinstance(patterns, dict) and patterns:
                 declares = True
@@ -301,16 +324,16 @@ class Contracts:
             if not declares:
                 return Lookup("open", key, None), []
             level = next(lv for lv, _ in levels if isinstance(lv.get("properties"), dict))
-            return Lookup("missing", key, self.pointer(level, "properties")), []
+            return Lookup("missing", key, self.pointer(level, "properties", near)), []
         if any(f is True or (isinstance(f, dict) and not f) for f in found) and not any(
             isinstance(f, dict) and f for f in found
         ):
             return Lookup("found", key, None, required, required_at), []  # any value below
         first = next(f for f in found if isinstance(f, dict))
-        here = Lookup("found", key, self.pointer(first, ""), required, required_at)
-        return here, self._expand([f for f in found if isinstance(f, dict)])
+        here = Lookup("found", key, self.pointer(first, "", near), required, required_at)
+        return here, self._expand([f for f in found if isinstance(f, dict)], near)
 
-    def _expand(self, roots: list[Any]) -> Levels:
+    def _expand(self, roots: list[Any], near: str) -> Levels:
         """The subschemas that describe the same level as `roots`: theirs, their `$ref`
         targets and their `allOf` branches (their `required` counts), and their `anyOf`,
         `oneOf`, `then`, `else` branches (conditional: it does not)."""
@@ -325,7 +348,7 @@ class Contracts:
             out.append((node, base))
             ref = node.get("$ref")
             if isinstance(ref, str):
-                target = self.resolve(node, ref)
+                target = self.resolve(node, ref, near)
                 if isinstance(target, dict):
                     todo.append((target, base))
             for keyword, counts in (("allOf", True), ("anyOf", False), ("oneOf", False)):
@@ -338,12 +361,12 @@ class Contracts:
                     todo.append((branch, False))
         return out
 
-    def resolve(self, node: Any, ref: str) -> Any:
+    def resolve(self, node: Any, ref: str, near: str | None = None) -> Any:
         """The target of a `$ref` written in `node`: a pointer in the same file, or a schema
         of the tree by path (relative to the file) or by `$id`, with its fragment."""
         import posixpath
 
-        where = self.where.get(id(node))
+        where = self._site(node, near)
         if where is None:
             return None
         path = where[0]
@@ -363,6 +386,66 @@ class Contracts:
             return self.subschema(path, fragment)
         except (KeyError, IndexError, ValueError, TypeError):
             return None
+
+
+class _Site:
+    """A keyword of a subschema, before `Contracts.pointer` finds where it is written: equal
+    to another when it is the same keyword of the same subschema object."""
+
+    __slots__ = ("keyword", "node")
+
+    def __init__(self, node: Any, keyword: str) -> None:
+        self.node = node
+        self.keyword = keyword
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, _Site) and self.node is other.node and self.keyword == other.keyword
+        )
+
+    def __hash__(self) -> int:
+        return hash((id(self.node), self.keyword))
+
+
+class _Pending(NamedTuple):
+    """A `Violation` whose schema side is not placed yet."""
+
+    kind: str
+    position: Position
+    subject: str
+    message: str
+    site: _Site
+
+
+def _explain(error: Any, at: Path, nodes: dict[Path, BlockValue]) -> Iterator[_Pending]:
+    """The violations an error stands for."""
+    node = nodes.get(at)
+    here = node.position if node is not None else None
+    if error.validator == "required" and isinstance(error.instance, dict):
+        schema = _Site(error.schema, "required")
+        missing = [k for k in error.validator_value if k not in error.instance]
+        for key in missing:
+            if here is not None:
+                yield _Pending("required", here, key, error.message, schema)
+        return
+    if error.validator in ("additionalProperties", "unevaluatedProperties") and isinstance(
+        error.instance, dict
+    ):
+        schema = _Site(error.schema, error.validator)
+        for key in _extra_keys(error):
+            member = nodes.get((*at, key))
+            where = nodes.get(at)
+            position = _key_position(where, key) if where is not None else None
+            if position is None and member is not None:
+                position = member.position
+            if position is not None:
+                yield _Pending("additional", position, key, error.message, schema)
+        return
+    schema = _Site(error.schema, str(error.validator))
+    if here is None:
+        return
+    shown = _shown(node) if node is not None else repr(error.instance)
+    yield _Pending("value", here, shown, error.message, schema)
 
 
 def _extra_keys(error: Any) -> list[str]:
@@ -464,6 +547,58 @@ def _instance(value: BlockValue, run: int, nodes: dict[Path, BlockValue], upper:
     return root
 
 
+_MENU = object()  # `_example_instance`'s answer for a value holding an `a | b` menu
+
+
+def _example_instance(value: Any) -> Any:
+    """The instance `_instance` makes of an example as `json.loads` gives it (no menu: every
+    run is the same), each placeholder the sentinel; `_MENU` when it holds a menu. A string
+    with none of `|<{[` and no ellipsis is a literal whatever `classify_string` says."""
+    from drift_check.scanners.structured import ELLIPSIS, classify_string
+
+    def leaf(text: str) -> Any:
+        if not any(c in text for c in "|<{[") and text.strip() not in ELLIPSIS:
+            return text
+        kind = classify_string(text, _NOWHERE, False).kind
+        if kind == "alternatives":
+            return _MENU
+        return _SENTINEL if kind == "placeholder" else text
+
+    if isinstance(value, str):
+        return leaf(value)
+    if not isinstance(value, (dict, list)):
+        return value
+    root: Any = {} if isinstance(value, dict) else []
+    todo: list[tuple[Any, Any]] = [(value, root)]
+    while todo:
+        node, out = todo.pop()
+        pairs = node.items() if isinstance(node, dict) else enumerate(node)
+        for key, child in pairs:
+            if isinstance(child, str):
+                built = leaf(child)
+                if built is _MENU:
+                    return _MENU
+            elif isinstance(child, (dict, list)):
+                built = {} if isinstance(child, dict) else []
+                todo.append((child, built))
+            else:
+                built = child
+            if isinstance(out, dict):
+                out[key] = built
+            else:
+                out.append(built)
+    return root
+
+
+def _shape(path: str, value: Any) -> BlockValue:
+    from drift_check.scanners.structured import plain_block_value
+
+    return plain_block_value(value, Position(path, 1, 1))
+
+
+_NOWHERE = Position("", 1, 1)
+
+
 def _excused(error: Any, nodes: dict[Path, BlockValue], validator: Any) -> bool:
     """Whether an error is only a placeholder, a blank or a bare scalar being what the
     template means."""
@@ -526,6 +661,25 @@ def _items(levels: Levels) -> list[Any]:
         if isinstance(prefix, list):
             out.extend(p for p in prefix if isinstance(p, dict))
     return out
+
+
+_ANCHORS = ('"$anchor"', '"$dynamicAnchor"', '"$recursiveAnchor"')
+
+
+def _crawl_finds_more(schema: SchemaFile) -> bool:
+    """Whether crawling the schema (`referencing`'s `Registry.crawl`) would register
+    something besides the root and the root's `$id`: an anchor, an `$id` below the root, an
+    `id` where a draft-04 or older dialect reads it. Read from the text, erring towards yes:
+    a `\\u` escape could spell any of them."""
+    text = schema.source.text
+    if "\\u" in text or any(a in text for a in _ANCHORS):
+        return True
+    root = schema.plain.get("$id") if isinstance(schema.plain, dict) else None
+    if text.count('"$id"') > (1 if isinstance(root, str) else 0):
+        return True
+    if isinstance(root, str) and root.startswith("#"):
+        return True  # a draft 6-7 anchor
+    return '"id"' in text and ("draft-04" in text or "draft-03" in text)
 
 
 def contracts(facts: Facts) -> Contracts:

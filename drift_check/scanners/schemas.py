@@ -40,13 +40,11 @@ from drift_check.facts import (
     Position,
     SchemaExample,
     SchemaFile,
-    Source,
     StructuredBlock,
     escape_pointer,
 )
 from drift_check.scanners.files import Repo, glob_pattern
 from drift_check.scanners.json_parser import JsonSyntaxError, Locator, parse_plain
-from drift_check.scanners.structured import plain_block_value
 
 _INPUT_WORDS = ("input", "request", "dispatch")
 _OUTPUT_WORDS = ("output", "result", "response")
@@ -99,7 +97,7 @@ def scan_schemas(
             _role(path, title),
             tuple(sorted(declared)),
             _text(document, "$id"),
-            _examples(source, document, locator),
+            _examples(document),
             locator=locator,
         )
     return out
@@ -147,35 +145,29 @@ def _role(path: str, title: str) -> str:
     return ""
 
 
-def _examples(source: Source, document: Any, locator: Locator) -> tuple[SchemaExample, ...]:
-    """Every `examples` entry and `default` of a subschema, with the subschema's pointer,
-    in file order. Values inside `enum`, `const`, `examples` and `default` are data, not
-    subschemas."""
-    found: list[tuple[str, str, int, Any]] = []
+def _examples(document: Any) -> tuple[SchemaExample, ...]:
+    """Every `examples` entry and `default` of a subschema, with the subschema's pointer:
+    a node's before its subschemas'. Values inside `enum`, `const`, `examples` and
+    `default` are data, not subschemas."""
+    out: list[SchemaExample] = []
     todo: list[tuple[str, Any]] = [("", document)]
     while todo:
         pointer, node = todo.pop()
         if isinstance(node, list):
-            todo.extend((f"{pointer}/{i}", item) for i, item in enumerate(node))
+            todo.extend((f"{pointer}/{i}", item) for i, item in reversed(list(enumerate(node))))
             continue
         if not isinstance(node, dict):
             continue
+        below = []
         for key, value in node.items():
             if key == "examples" and isinstance(value, list):
-                found.extend((pointer, "examples", i, item) for i, item in enumerate(value))
+                out.extend(SchemaExample(pointer, "examples", i, v) for i, v in enumerate(value))
             elif key == "default":
-                found.append((pointer, "default", 0, value))
+                out.append(SchemaExample(pointer, "default", 0, value))
             elif key not in ("enum", "const", "examples") and isinstance(value, (dict, list)):
-                todo.append((f"{pointer}/{escape_pointer(key)}", value))
-    out = []
-    for pointer, keyword, index, value in found:
-        at = f"{pointer}/{keyword}/{index}" if keyword == "examples" else f"{pointer}/{keyword}"
-        where = locator.find(at)
-        assert where is not None
-        shape = plain_block_value(value, source.position(where[0]))
-        out.append((where[0], SchemaExample(pointer, keyword, index, shape)))
-    out.sort(key=lambda e: e[0])
-    return tuple(e for _, e in out)
+                below.append((f"{pointer}/{escape_pointer(key)}", value))
+        todo.extend(reversed(below))
+    return tuple(out)
 
 
 def owner_of(path: str, skill_dirs: frozenset[str]) -> str:

@@ -39,7 +39,7 @@ from drift_check.scanners.registry import split_row
 
 # a placeholder inside a string: `<job-name>`, `<a + 5+ hex chars>`, `{{JOB_NAME}}`
 _PLACEHOLDER = re.compile(r"<[^<>\s=][^<>\n]*>|\{\{[^{}\n]+\}\}")
-_ELLIPSIS = frozenset({"...", "…", "etc", "etc."})
+ELLIPSIS = frozenset({"...", "…", "etc", "etc."})
 # a whole string in brackets is a slot to fill too: `"[detected]"`, `"[based on user choice]"`
 _BRACKETED = re.compile(r"\[[^\[\]\n]*[A-Za-z][^\[\]\n]*\]")
 # one literal of an `a | b` menu: no blanks, no quotes, no brackets
@@ -76,7 +76,7 @@ def classify_string(text: str, position: Position, template: bool) -> BlockValue
     """A JSON string as a block reads it: a placeholder, a menu of alternatives, a blank
     (`""` in a template) or a literal."""
     stripped = text.strip()
-    if stripped in _ELLIPSIS:
+    if stripped in ELLIPSIS:
         return BlockValue("placeholder", text, position)
     menu = _alternatives(text, position, 1)
     if menu is not None:
@@ -301,7 +301,7 @@ def _scalar(text: str, position: Position) -> BlockValue:
                 items.append(_scalar(word, position._replace(column=column)))
             at += len(part) + 1
         return BlockValue("array", tuple(items), position)
-    if text.strip() in _ELLIPSIS:
+    if text.strip() in ELLIPSIS:
         return BlockValue("placeholder", text, position)
     menu = _alternatives(text, position, 0)
     if menu is not None:
