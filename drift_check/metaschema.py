@@ -82,7 +82,7 @@ class MetaChecker:
             asked = meta.by_keyword.get(keyword)
             if not asked:
                 continue
-            key = (cls, keyword, _dumps(_shown_value(keyword, value, meta)))
+            key = (cls, keyword, _memo_key(_shown_value(keyword, value, meta)))
             errors = self._memo.get(key)
             if errors is None:
                 validator = self._keyword_validators.get((cls, keyword))
@@ -271,6 +271,19 @@ def _follow(
         for i, sub in enumerate(value):
             out.extend(_follow((*path, i), sub, rest))
     return out
+
+
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def _memo_key(shown: Any) -> Any:
+    """`_dumps` of a keyword's value, or for a scalar or a list of scalars (most values)
+    the value itself with its type: `1`, `1.0` and `true` are not the same to the check."""
+    if isinstance(shown, _SCALARS):
+        return (type(shown), shown)
+    if isinstance(shown, list) and all(isinstance(v, _SCALARS) for v in shown):
+        return (list, *((type(v), v) for v in shown))
+    return _dumps(shown)
 
 
 def _dumps(shown: Any) -> str:

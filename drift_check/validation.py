@@ -290,7 +290,7 @@ class Contracts:
     def _step(self, levels: Levels, key: str, near: str) -> tuple[Lookup, Levels]:
         found: list[Any] = []
         required: bool | None = None
-        required_at: SchemaPointer | None = None
+        required_at: _Site | None = None
         declares = closed = False
         for level, base in levels:
             properties = level.get("properties")
@@ -311,7 +311,7 @@ class Contracts:
                         required = bool(required) or named
                         if required_at is None or named:
                             keyword = "required" if "required" in level else "properties"
-                            required_at = self.pointer(level, keyword, near)
+                            required_at = _Site(level, keyword)
             patterns = level.get("patternProperties")
             if isinstance(patterns, dict) and patterns:
                 declares = True
@@ -324,13 +324,14 @@ class Contracts:
             if not declares:
                 return Lookup("open", key, None), []
             level = next(lv for lv, _ in levels if isinstance(lv.get("properties"), dict))
-            return Lookup("missing", key, self.pointer(level, "properties", near)), []
+            return Lookup("missing", key, _Site(level, "properties"), checker=self, near=near), []
         if any(f is True or (isinstance(f, dict) and not f) for f in found) and not any(
             isinstance(f, dict) and f for f in found
         ):
-            return Lookup("found", key, None, required, required_at), []  # any value below
+            # any value below
+            return Lookup("found", key, None, required, required_at, self, near), []
         first = next(f for f in found if isinstance(f, dict))
-        here = Lookup("found", key, self.pointer(first, "", near), required, required_at)
+        here = Lookup("found", key, _Site(first, ""), required, required_at, self, near)
         return here, self._expand([f for f in found if isinstance(f, dict)], near)
 
     def _expand(self, roots: list[Any], near: str) -> Levels:
@@ -636,16 +637,48 @@ def _holds_placeholder(at: Path, nodes: dict[Path, BlockValue]) -> bool:
     return any(p[:n] == at and v.kind == "placeholder" for p, v in nodes.items())
 
 
-class Lookup(NamedTuple):
+class Lookup:
     """Where a field path leads in a schema: `found` (with whether its level requires it,
     when that is unconditional), `missing` (the level that should declare `key` does not) or
-    `open` (the schema does not say: no `properties` there, or any key is allowed)."""
+    `open` (the schema does not say: no `properties` there, or any key is allowed). The
+    schema sides (`level`, `required_at`) are placed when first read: most lookups find
+    what they look for and name no schema side."""
 
-    state: str
-    key: str
-    level: SchemaPointer | None
-    required: bool | None = None
-    required_at: SchemaPointer | None = None  # the level's `required` (or its properties)
+    __slots__ = ("_checker", "_level", "_near", "_required_at", "key", "required", "state")
+
+    def __init__(
+        self,
+        state: str,
+        key: str,
+        level: _Site | None = None,
+        required: bool | None = None,
+        required_at: _Site | None = None,  # the level's `required` (or its properties)
+        checker: Contracts | None = None,
+        near: str | None = None,
+    ) -> None:
+        self.state = state
+        self.key = key
+        self.required = required
+        self._level: Any = level
+        self._required_at: Any = required_at
+        self._checker = checker
+        self._near = near
+
+    def _placed(self, site: Any) -> SchemaPointer | None:
+        if not isinstance(site, _Site):
+            return site  # type: ignore[no-any-return]
+        assert self._checker is not None
+        return self._checker.pointer(site.node, site.keyword, self._near)
+
+    @property
+    def level(self) -> SchemaPointer | None:
+        self._level = self._placed(self._level)
+        return self._level  # type: ignore[no-any-return]
+
+    @property
+    def required_at(self) -> SchemaPointer | None:
+        self._required_at = self._placed(self._required_at)
+        return self._required_at  # type: ignore[no-any-return]
 
 
 Levels = list[tuple[Any, bool]]  # subschemas of one level; bool: its `required` counts

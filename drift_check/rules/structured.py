@@ -357,9 +357,9 @@ def field_table_required_mismatch(facts: Facts) -> Iterator[Hit]:
             if row.required is None:
                 continue
             found = checker.lookup(table.schema, _fields(row.field))
-            if found.state != "found" or found.required is None or found.required_at is None:
+            if found.state != "found" or found.required is None:
                 continue
-            if found.required != row.required:
+            if found.required != row.required and found.required_at is not None:
                 said = "required" if row.required else "optional"
                 is_ = "requires it" if found.required else "does not require it"
                 yield Hit(
