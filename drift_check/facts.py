@@ -845,9 +845,21 @@ class StructuredBlock(NamedTuple):
     skills_named: tuple[str, ...] = ()  # skill folders its text names (`skills/x/SKILL.md`)
     schema: str | None = None  # the schema file it claims to be, once paired
     claim: str = ""  # how it was paired: "config", "$schema", "declared" or "owner"
-    # False: a JSON block that can claim no schema, its value read without its nodes'
-    # places (each at `position`): nothing checks it against anything
+    # False: a JSON block whose value was read without its nodes' places (each at
+    # `position`): one that can claim no schema (nothing checks it), or one whose places
+    # `placed_value` finds in `text` when a finding needs them
     placed: bool = True
+    text: str = ""  # an unplaced block's JSON as written, from the line after `position`
+
+    def placed_value(self) -> BlockValue | None:
+        """`value`, each node at its place (read again from `text` for an unplaced block)."""
+        if self.placed or not self.text:
+            return self.value
+        from drift_check.scanners.json_parser import parse_json
+        from drift_check.scanners.structured import block_value
+
+        node = parse_json(self.text, self.path)
+        return block_value(node, template=True, line_shift=self.position.line)
 
 
 class FieldRow(NamedTuple):

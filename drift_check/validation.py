@@ -115,7 +115,14 @@ class Contracts:
         found = self._blocks.get(key)
         if found is None:
             upper = upper_keys(self, block.schema, block.value)
-            found = self._blocks[key] = self.violations(block.schema, block.value, upper_keys=upper)
+            found = self.violations(block.schema, block.value, upper_keys=upper)
+            if found and not block.placed:
+                # whether a value violates its schema does not depend on where its nodes
+                # are written: they are placed only to report
+                value = block.placed_value()
+                assert value is not None
+                found = self.violations(block.schema, value, upper_keys=upper)
+            self._blocks[key] = found
         return found
 
     @property

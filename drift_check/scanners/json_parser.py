@@ -88,6 +88,34 @@ def parse_plain(source: Source, max_depth: int = MAX_DEPTH) -> Any:
 _FALL_BACK = object()
 
 
+class _Repeated(Exception):
+    pass
+
+
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found = dict(pairs)
+    if len(found) != len(pairs):
+        raise _Repeated
+    return found
+
+
+_UNIQUE = json.JSONDecoder(object_pairs_hook=_unique)
+
+
+def has_repeated_key(text: str) -> bool:
+    """Whether a valid document writes a key twice in one object (`json.loads` keeps the
+    last value; the positioned parse keeps both members)."""
+    if text.count(":") < 2:
+        return False
+    try:
+        _UNIQUE.decode(text)
+    except _Repeated:
+        return True
+    except (ValueError, RecursionError):
+        return False
+    return False
+
+
 def _deeper(text: str, limit: int) -> bool:
     """Whether a valid document nests containers more than `limit` deep: each pass drops
     the containers that hold no container, so a document is empty after `depth` passes."""

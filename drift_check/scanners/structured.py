@@ -33,7 +33,12 @@ from drift_check.facts import (
     Source,
     StructuredBlock,
 )
-from drift_check.scanners.json_parser import JsonSyntaxError, parse_json, parse_plain
+from drift_check.scanners.json_parser import (
+    JsonSyntaxError,
+    has_repeated_key,
+    parse_json,
+    parse_plain,
+)
 from drift_check.scanners.markdown import FenceSpan, MarkdownScan
 from drift_check.scanners.registry import split_row
 
@@ -518,11 +523,14 @@ def _json_block(
     try:
         if may_pair is not None:
             plain = parse_plain(Source(path, content))
-            if not may_pair(path, info, plain):
+            pairs = may_pair(path, info, plain)
+            if not pairs or not has_repeated_key(content):
+                # a block that may pair keeps its text: most satisfy their schema, and
+                # only a violation's place is ever read
                 value = plain_block_value(plain, at, template=True)
                 return StructuredBlock(
                     path, at, "json", info, "", value, section=section, skills_named=skills,
-                    placed=False,
+                    placed=False, text=content if pairs else "",
                 )  # fmt: skip
         node = parse_json(content, path)
     except JsonSyntaxError as error:
