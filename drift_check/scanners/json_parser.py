@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from json.decoder import scanstring
 from typing import Any
 
@@ -135,6 +136,47 @@ def locate(text: str, pointer: str) -> tuple[int, int] | None:
     there is no such node. The pointer is read as `json_at` reads it (the last of a repeated
     key)."""
     return Locator(text).find(pointer)
+
+
+def member_values(text: str, document: Any, key: str) -> dict[str, int] | None:
+    """Where the value of every member named `key` starts in a valid document, by JSON
+    pointer: the key found by text search, matched in order with the keys of `document`
+    (`json.loads`'s reading of `text`); None when the two disagree in number (a repeated
+    key, an escape in a key), where `Locator` is the way."""
+    quoted = json.dumps(key)
+    offsets = []
+    i = text.find(quoted)
+    while i >= 0:
+        j = _blanks_at(text, i + len(quoted))
+        if text.startswith(":", j):  # a string followed by `:` is a key
+            offsets.append(_blanks_at(text, j + 1))
+        i = text.find(quoted, i + 1)
+    pointers: list[str] = []
+    # depth first, each object's members in order: the order the keys are written
+    stack: list[Iterator[tuple[str, Any, bool]]] = [iter([("", document, False)])]
+    while stack:
+        item = next(stack[-1], None)
+        if item is None:
+            stack.pop()
+            continue
+        pointer, node, named = item
+        if named:
+            pointers.append(pointer)
+        if isinstance(node, (dict, list)):
+            stack.append(_children(pointer, node, key))
+    if len(pointers) != len(offsets):
+        return None
+    return dict(zip(pointers, offsets, strict=True))
+
+
+def _children(pointer: str, node: Any, key: str) -> Iterator[tuple[str, Any, bool]]:
+    """(pointer, value, whether it is a member named `key`) of each child, in order."""
+    if isinstance(node, dict):
+        for k, v in node.items():
+            yield f"{pointer}/{k.replace('~', '~0').replace('/', '~1')}", v, k == key
+    else:
+        for i, v in enumerate(node):
+            yield f"{pointer}/{i}", v, False
 
 
 class Locator:

@@ -40,7 +40,12 @@ from drift_check.facts import (
     escape_pointer,
 )
 from drift_check.scanners.files import Repo, glob_pattern, matches
-from drift_check.scanners.json_parser import JsonSyntaxError, parse_at, parse_json
+from drift_check.scanners.json_parser import (
+    JsonSyntaxError,
+    member_values,
+    parse_at,
+    parse_json,
+)
 from drift_check.scanners.markdown import MarkdownScan, scan
 from drift_check.scanners.patterns import lazy
 from drift_check.scanners.registry import _SEPARATOR, Cell, split_row
@@ -758,6 +763,9 @@ def _lines_holding(text: str, needles: tuple[str, ...]) -> list[int]:
     return out
 
 
+_UNSEARCHED = object()
+
+
 def schema_definitions(schema: SchemaFile) -> list[Definition]:
     """The string `enum`s of a JSON Schema, each at the path of its property."""
     root = schema.plain
@@ -770,6 +778,7 @@ def schema_definitions(schema: SchemaFile) -> list[Definition]:
     title = title if isinstance(title, str) else ""
     contracts = {stem, *re.findall(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:RESULT|REQUEST)\b", title)}
     out = []
+    enums: Any = _UNSEARCHED
     # (node, field, JSON pointer): positions are looked up only for the enums kept
     todo: list[tuple[Any, tuple[str, ...], str]] = [(root, (), "")]
     while todo:
@@ -780,7 +789,9 @@ def schema_definitions(schema: SchemaFile) -> list[Definition]:
         if field and isinstance(enum, list):
             strings = [v for v in enum if isinstance(v, str)]
             if len(strings) >= 2 and all(is_state(v) for v in strings):
-                written = _enum_written(schema, f"{pointer}/enum")
+                if enums is _UNSEARCHED:
+                    enums = member_values(schema.source.text, root, "enum")
+                written = _enum_written(schema, f"{pointer}/enum", enums)
                 states = tuple(
                     StateName(v.value, v.position._replace(column=v.position.column + 1))
                     for v in written.value
@@ -804,11 +815,15 @@ def schema_definitions(schema: SchemaFile) -> list[Definition]:
     return out
 
 
-def _enum_written(schema: SchemaFile, pointer: str) -> JsonValue:
-    """An `enum` array with the position of each entry, parsed where it is written."""
-    found = schema.locate(pointer)
-    assert found is not None
-    return parse_at(schema.source, found[0])
+def _enum_written(schema: SchemaFile, pointer: str, enums: dict[str, int] | None) -> JsonValue:
+    """An `enum` array with the position of each entry, parsed where it is written
+    (`enums`: where each `enum` of the schema starts, when a text search could tell)."""
+    start = enums.get(pointer) if enums is not None else None
+    if start is None:
+        found = schema.locate(pointer)
+        assert found is not None
+        start = found[0]
+    return parse_at(schema.source, start)
 
 
 def _overlap(a: frozenset[str], b: frozenset[str]) -> bool:

@@ -19,6 +19,8 @@ from hypothesis import strategies as st
 from drift_check.facts import JsonValue, Source
 from drift_check.scanners.json_parser import (
     JsonSyntaxError,
+    Locator,
+    member_values,
     parse_json,
     source_offset,
 )
@@ -198,3 +200,41 @@ def test_source_offset_maps_a_character_to_where_it_is_written(
     index = min(index, len(value))
     offset = source_offset(text, quote, index)
     assert json.loads('"' + text[quote + 1 : offset] + '"') == value[:index]
+
+
+# keys that are often `enum`, so that a document has several, nested and inside strings
+KEYED = st.recursive(
+    SCALARS | st.sampled_from(["enum", '"enum":', "x enum", "\\"]),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(st.sampled_from(["enum", "a", "en/um", "~", "é"]), inner, max_size=4)
+    ),
+    max_leaves=24,
+)
+
+
+@pytest.mark.slow
+@settings(max_examples=300, deadline=None)
+@given(KEYED, LAYOUTS)
+def test_member_values_are_where_the_locator_finds_them(value, layout) -> None:  # type: ignore[no-untyped-def]
+    text = json.dumps(value, **layout)
+    found = member_values(text, json.loads(text), "enum")
+    if found is None:  # only an escaped key can hide from the text search here
+        assert "\\u" in text
+        return
+    locator = Locator(text)
+    for pointer, offset in found.items():
+        assert pointer.endswith("/enum")
+        assert locator.find(pointer) is not None
+        assert locator.find(pointer)[0] == offset  # type: ignore[index]
+    assert len(found) == text.count('"enum":') + text.count('"enum" :')
+
+
+def test_member_values_give_up_on_a_repeated_key() -> None:
+    text = '{"enum": [1], "p": {"enum": ["a"], "enum": ["b"]}}'
+    assert member_values(text, json.loads(text), "enum") is None
+    text = '{"enum": [1], "p": {"\\u0065num": ["a"]}}'
+    assert member_values(text, json.loads(text), "enum") is None
+    text = '{"enum": [1], "p": {"q": "enum", "enum": ["a"]}}'
+    found = member_values(text, json.loads(text), "enum")
+    assert found == {"/enum": text.index("[1]"), "/p/enum": text.index('["a"]')}
