@@ -58,6 +58,7 @@ class Contracts:
         self.plain: dict[str, Any] = {p: s.plain for p, s in self.schemas.items()}
         self._where: dict[int, tuple[str, str]] | None = None
         self._where_by_path: dict[str, dict[int, tuple[str, str]]] = {}
+        self._crawled: set[str] = set()  # schemas whose subschemas a crawl registers
         self._root: Any = None  # jsonschema's, built on first use
         self._validators: dict[str, Any] = {}
         self._errors: dict[tuple[str, str, str], list[Any]] = {}  # by schema and instance
@@ -84,6 +85,7 @@ class Contracts:
                 pairs.append((schema.identifier, resource))
             if _crawl_finds_more(schema):
                 crawled.extend(pairs)
+                self._crawled.add(path)
                 continue
             identifier = resource.id()  # what a crawl would register the root under
             if identifier is not None:
@@ -165,6 +167,16 @@ class Contracts:
         once."""
         key = f"{path}#{pointer}"
         found = self._validators.get(key)
+        self._built()  # which schemas were crawled
+        if found is None and pointer and path not in self._crawled:
+            # no `$id` below the root: the resolver a lookup of the pointer would end with
+            # is the document's own, so the subschema is the document's validator evolved
+            try:
+                subschema = self.subschema(path, pointer)
+            except (KeyError, IndexError, ValueError, TypeError):
+                subschema = _REFUSED
+            if subschema is not _REFUSED:
+                found = self._validators[key] = self.validator(path).evolve(schema=subschema)
         if found is None:
             from urllib.parse import quote
 

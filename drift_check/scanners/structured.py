@@ -110,7 +110,7 @@ def _alternatives(text: str, position: Position, shift: int) -> BlockValue | Non
         if not _TOKEN.fullmatch(word) or word.lower() in _TYPE_WORDS:
             return None
         column = position.column + shift + at + part.index(word)
-        out.append(_literal(word, position._replace(column=column)))
+        out.append(_literal(word, Position(position.path, position.line, column)))
         at += len(part) + 1
     return BlockValue("alternatives", tuple(out), position)
 
@@ -137,7 +137,11 @@ def block_value(node: JsonValue, template: bool, line_shift: int = 0) -> BlockVa
     moved down by `line_shift`; built without recursion."""
 
     def moved(position: Position) -> Position:
-        return position._replace(line=position.line + line_shift) if line_shift else position
+        return (
+            Position(position.path, position.line + line_shift, position.column)
+            if line_shift
+            else position
+        )
 
     def leaf(item: JsonValue) -> BlockValue | None:
         if item.kind == "string":
@@ -303,7 +307,7 @@ def _scalar(text: str, position: Position) -> BlockValue:
             word = part.strip()
             if word:
                 column = position.column + at + part.index(word)
-                items.append(_scalar(word, position._replace(column=column)))
+                items.append(_scalar(word, Position(position.path, position.line, column)))
             at += len(part) + 1
         return BlockValue("array", tuple(items), position)
     if text.strip() in ELLIPSIS:

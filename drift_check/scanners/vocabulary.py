@@ -684,7 +684,7 @@ def _leaves(root: JsonValue) -> list[Leaf]:
             todo.extend((item, path) for item in node.value)
         elif node.kind == "string" and path:
             at = node.position
-            out.append(Leaf(path, node.value, at._replace(column=at.column + 1)))
+            out.append(Leaf(path, node.value, Position(at.path, at.line, at.column + 1)))
     out.sort(key=lambda leaf: leaf.position)
     return out
 
@@ -793,7 +793,9 @@ def schema_definitions(schema: SchemaFile) -> list[Definition]:
                     enums = member_values(schema.source.text, root, "enum")
                 written = _enum_written(schema, f"{pointer}/enum", enums)
                 states = tuple(
-                    StateName(v.value, v.position._replace(column=v.position.column + 1))
+                    StateName(
+                        v.value, Position(v.position.path, v.position.line, v.position.column + 1)
+                    )
                     for v in written.value
                     if v.kind == "string"
                 )
