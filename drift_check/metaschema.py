@@ -29,6 +29,8 @@ _DROPPED = frozenset(
     {"$id", "id", "$schema", "$dynamicAnchor", "$recursiveAnchor", "$vocabulary", "$defs",
      "definitions", "$comment", "title", "description", "default"}
 )  # fmt: skip
+_FREE_TEXTS = frozenset({"title", "description", "$comment"})
+_VALUES = frozenset({"default", "const"})  # any value: the check sees None
 _MAPS = frozenset({"properties", "patternProperties", "dependentSchemas"})
 Pattern = tuple[
     str, ...
@@ -82,7 +84,12 @@ class MetaChecker:
             asked = meta.by_keyword.get(keyword)
             if not asked:
                 continue
-            key = (cls, keyword, _memo_key(_shown_value(keyword, value, meta)))
+            if type(value) is str and keyword not in _VALUES and keyword not in meta.recursion:
+                # most keyword values: `_memo_key(_shown_value(...))` without the calls
+                shown = "" if keyword in _FREE_TEXTS else value
+                key = (cls, keyword, (str, shown))
+            else:
+                key = (cls, keyword, _memo_key(_shown_value(keyword, value, meta)))
             errors = self._memo.get(key)
             if errors is None:
                 validator = self._keyword_validators.get((cls, keyword))
@@ -304,11 +311,11 @@ def _shown_value(key: str, value: Any, meta: Meta) -> Any:
     patterns = meta.recursion.get(key)
     if patterns:
         return _stub(value, patterns)
-    if key in ("title", "description", "$comment") and isinstance(value, str):
+    if key in _FREE_TEXTS and isinstance(value, str):
         return ""
     if key == "examples" and isinstance(value, list):
         return []
-    if key in ("default", "const"):
+    if key in _VALUES:
         return None
     return value
 
