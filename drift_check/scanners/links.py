@@ -271,6 +271,7 @@ def find_mentions(
     # Only lines holding `a/b` or `a.b` can name a path: a search for the separator (fast)
     # finds the next such line.
     number, done = 1, 0
+    words = _NotBundled(text)
     candidate = _SEPARATOR.search(text, _line_offset(text, body))
     while candidate is not None:
         at = candidate.start()
@@ -286,7 +287,7 @@ def find_mentions(
         if not markdown.in_fence(number):
             # no path of the line starts before the blank in front of this separator
             first = text.rfind(" ", start, at) + 1 or start
-            out.extend(_line_mentions(source, text[start:end], number, first - start))
+            out.extend(_line_mentions(source, text[start:end], number, words, first - start))
         candidate = _SEPARATOR.search(text, end)
     out.sort(key=lambda mention: (mention.position.line, mention.position.column))
     return out
@@ -310,7 +311,9 @@ def _body_start(text: str) -> int:
     return 1 if end < 0 else text.count("\n", 0, end) + 3
 
 
-def _line_mentions(source: Source, line: str, number: int, first: int) -> list[Mention]:
+def _line_mentions(
+    source: Source, line: str, number: int, words: _NotBundled, first: int
+) -> list[Mention]:
     """The mentions on `line`, whose prose can name no path before offset `first`."""
     text = _LINK_SPAN.sub(_blank, line) if "[" in line else line
     found: list[tuple[int, str, bool]] = []  # column offset, token, in code
@@ -337,7 +340,7 @@ def _line_mentions(source: Source, line: str, number: int, first: int) -> list[M
             continue
         end = at + len(path)
         if verbs is None:
-            verbs = _not_bundled_spans(line)
+            verbs = words.find(line)
         if verbs and _near(verbs, at, end):
             continue
         bare = "/" not in path.rstrip("/")
@@ -359,18 +362,34 @@ def _is_here(after: str) -> bool:
     return _here().match(after) is not None
 
 
-def _not_bundled_spans(line: str) -> list[tuple[int, int]]:
-    """Where `_NOT_BUNDLED` matches in `line`. Most lines have no such word: a line holding
-    none of the parts of its words is passed over without the (slow) regex, and a line
-    without the characters that fold to ASCII is searched lowercased, without the (slower)
-    case-insensitive pattern."""
-    if not line.isascii() and any(ch in line for ch in _FOLDS_TO_ASCII):
-        return [(m.start(), m.end()) for m in _not_bundled(True).finditer(line)]
-    lower = line.lower()  # as long as `line`: only U+0130, a folding one, grows
-    for part in _NOT_BUNDLED_PARTS:  # a loop, not `any(...)`: a line's most frequent case
-        if part in lower:
-            return [(m.start(), m.end()) for m in _not_bundled(False).finditer(lower)]
-    return []
+class _NotBundled:
+    """Where `_NOT_BUNDLED` matches in the lines of one text. Most lines have no such word:
+    a line holding none of the parts of its words is passed over without the (slow) regex,
+    and a line without the characters that fold to ASCII is searched lowercased, without the
+    (slower) case-insensitive pattern. A text asked about many lines is first searched
+    whole for the parts it holds at all, and its lines only for those: a long text with a
+    few paths does not pay for that search, a text naming a path on every line pays once."""
+
+    _WHOLE_AFTER = 8  # lines asked about before the whole text is searched
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.asked = 0
+        self.parts: tuple[str, ...] = _NOT_BUNDLED_PARTS
+
+    def find(self, line: str) -> list[tuple[int, int]]:
+        if not line.isascii() and any(ch in line for ch in _FOLDS_TO_ASCII):
+            return [(m.start(), m.end()) for m in _not_bundled(True).finditer(line)]
+        self.asked += 1
+        if self.asked == self._WHOLE_AFTER:
+            # a part a line's lowercase holds is in the text's (parts hold no newline)
+            whole = self.text.lower()
+            self.parts = tuple(part for part in _NOT_BUNDLED_PARTS if part in whole)
+        lower = line.lower()  # as long as `line`: only U+0130, a folding one, grows
+        for part in self.parts:  # a loop, not `any(...)`: a line's most frequent case
+            if part in lower:
+                return [(m.start(), m.end()) for m in _not_bundled(False).finditer(lower)]
+        return []
 
 
 # The characters beyond ASCII that a case-insensitive pattern matches to ASCII letters

@@ -95,11 +95,13 @@ FILLER = st.sampled_from([" ", "  ", ", ", ".", "-", "_", "x", "`a/b.md`", "a/b.
 @example("the user's notes.md", "")
 @example("then run mkdir", "")
 def test_not_bundled_words_agree(line: str, rest: str) -> None:
-    from drift_check.scanners.links import _NOT_BUNDLED, _not_bundled_spans
+    from drift_check.scanners.links import _NOT_BUNDLED, _NotBundled
 
     text = rest.replace("\n", " ") + line  # any characters before the words
     expected = [(m.start(), m.end()) for m in re.finditer(_NOT_BUNDLED, text, re.I)]
-    assert _not_bundled_spans(text) == expected
+    words = _NotBundled(f"{rest}\n{text}\n{rest}")
+    for _ in range(_NotBundled._WHOLE_AFTER + 1):  # before and after the whole-text search
+        assert words.find(text) == expected
 
 
 # --- structured scans: `NAME.field` reads and field tables found from a search ------------
