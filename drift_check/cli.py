@@ -753,8 +753,9 @@ def _prog(command: click.Command) -> str:
 def _known(exc: Exception) -> bool:
     """An error of the user's input (usage, config, a file), not drift-check's own."""
     from drift_check.config import ConfigError
+    from drift_check.facts import SourceChanged
 
-    known = (click.ClickException, click.Abort, UsageError, ConfigError, OSError)
+    known = (click.ClickException, click.Abort, UsageError, ConfigError, OSError, SourceChanged)
     return isinstance(exc, known)
 
 

@@ -8,7 +8,7 @@ import re
 from array import array
 from bisect import bisect_right
 from functools import total_ordering
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 if TYPE_CHECKING:
     from drift_check.config import Config
@@ -16,6 +16,12 @@ if TYPE_CHECKING:
     from drift_check.validation import Contracts  # the schemas' validators, built on first use
 
 _NEWLINE = re.compile("\n")
+
+
+def text_digest(data: bytes) -> int:
+    """What a file's bytes are checked against when it is read again: their size and hash
+    (the interpreter's own: it only has to agree with itself within one run), in one int."""
+    return len(data) << 64 | hash(data) & 0xFFFF_FFFF_FFFF_FFFF
 
 
 class Position(NamedTuple):
@@ -172,7 +178,7 @@ class Agent(NamedTuple):
     tools: tuple[str, ...] | None
     emissions: tuple[Emission, ...]
     includes: tuple[Include, ...]
-    texts: tuple[str, ...]  # the agent's text followed by its included documents' texts
+    texts: tuple["Source", ...]  # the agent's file followed by the documents it includes
     skills: tuple[Named, ...] | None = None  # the frontmatter `skills:` list, if any
     tool_names: tuple[Named, ...] = ()  # the `tools:` entries with their positions
     links: tuple[Link, ...] = ()
@@ -182,32 +188,84 @@ class Agent(NamedTuple):
     def emits(self, marker: str) -> bool:
         return any(e.text == marker for e in self.emissions)
 
-    def mentions(self, needle: str) -> bool:
-        return any(needle in t for t in self.texts)
+
+class SourceChanged(Exception):
+    """A file changed on disk after drift-check read it: a fix, a diff or a report that
+    needs its text again would work on a text that is no longer the file's."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(f"{path}: changed on disk since drift-check read it; run it again")
+        self.path = path
+
+
+class TextStore(Protocol):
+    """Where a `Source` that let its text go gets it back (`drift_check.scanners.files`)."""
+
+    def reread(self, source: "Source") -> str: ...
 
 
 @total_ordering
 class Source:
-    """The decoded text of one file (lines end in `\\n`), with line/column lookup.
+    """One file as read (lines end in `\\n`), with line/column lookup.
 
-    The line starts are found once, on the first lookup, and kept as 4-byte offsets; every
-    lookup after that is a bisection or an index, and nobody splits the text again.
+    The text is held while the scan works on the file; after that the source keeps its
+    path, its bytes' style and their digest, and reads the file again when a fix, a diff or
+    a report asks for the text (`SourceChanged` if the file is no longer what was read). A
+    source made from a text, not read from a file, always holds it.
+
+    The line starts are found once the text is held, on the first lookup, and kept as 4-byte
+    offsets while it is; every lookup is a bisection or an index, and nobody splits the text
+    again.
     """
 
-    __slots__ = ("_starts", "bom", "newline", "path", "text")
+    __slots__ = ("_starts", "_store", "_text", "bom", "digest", "newline", "path")
 
-    def __init__(self, path: str, text: str, newline: str = "\n", bom: bool = False) -> None:
+    def __init__(
+        self,
+        path: str,
+        text: str,
+        newline: str = "\n",
+        bom: bool = False,
+        digest: int | None = None,
+        store: TextStore | None = None,
+    ) -> None:
         self.path = path
-        self.text = text
+        self._text: str | None = text
         self.newline = newline  # how the file on disk ends its lines ("\r\n" when all do so)
         self.bom = bom  # the file on disk starts with a UTF-8 byte-order mark
+        # the size and hash of the bytes read (of the text's UTF-8 for a source made from one)
+        self.digest = digest if digest is not None else text_digest(text.encode("utf-8"))
+        self._store = store  # None: the text is never let go
         self._starts: array[int] | None = None
 
     def __repr__(self) -> str:
-        return f"Source({self.path!r}, {len(self.text)} characters)"
+        return f"Source({self.path!r}, {self.digest >> 64} bytes)"
 
-    def _key(self) -> tuple[str, str, str, bool]:
-        return (self.path, self.text, self.newline, self.bom)
+    @property
+    def text(self) -> str:
+        """The decoded text, read again from the file if it was let go."""
+        text = self._text
+        if text is None:
+            assert self._store is not None
+            text = self._store.reread(self)
+        return text
+
+    @property
+    def held(self) -> bool:
+        return self._text is not None
+
+    def hold(self, text: str) -> None:
+        """Keep `text` (the store's, read again and checked) until `release`."""
+        self._text = text
+
+    def release(self) -> None:
+        """Let the text (and the line starts) go, if the file can be read again."""
+        if self._store is not None:
+            self._text = None
+            self._starts = None
+
+    def _key(self) -> tuple[str, int, str, bool]:
+        return (self.path, self.digest, self.newline, self.bom)
 
     def __eq__(self, other: object) -> bool:
         return self._key() == other._key() if isinstance(other, Source) else NotImplemented
@@ -216,15 +274,18 @@ class Source:
         return self._key() < other._key()
 
     def __hash__(self) -> int:
-        return hash((self.path, self.text))
+        return hash((self.path, self.digest))
 
     @property
     def starts(self) -> "array[int]":
         """The offset where each line starts: one more entry than the text has `\\n`s."""
         if self._starts is None:
-            big = len(self.text) >= 1 << 32
-            self._starts = array("q" if big else "I", [0])
-            self._starts.extend(m.end() for m in _NEWLINE.finditer(self.text))
+            text = self.text
+            starts = array("q" if len(text) >= 1 << 32 else "I", [0])
+            starts.extend(m.end() for m in _NEWLINE.finditer(text))
+            if self._text is not None:  # kept only with the text they index
+                self._starts = starts
+            return starts
         return self._starts
 
     @property

@@ -90,7 +90,7 @@ def apply(planned: list[Planned], texts: dict[str, str]) -> dict[str, str]:
 def plan(findings: list[Finding], facts: Facts, unsafe: bool) -> list[FileChange]:
     """One round, unchecked: the new text of every file the applicable fixes touch."""
     planned = select(findings, facts, unsafe)
-    texts = {path: s.text for path, s in facts.sources.items()}
+    texts = {path: facts.sources[path].text for p in planned for path, *_ in p.spans}
     return [
         FileChange(path, texts[path], new, facts.sources[path].newline, facts.sources[path].bom)
         for path, new in apply(planned, texts).items()

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from drift_check.engine import Report
+from drift_check.facts import Source
 from drift_check.filters import baseline_key
 from drift_check.fixes.planner import FileChange, Planned, apply, select
 from drift_check.rules.base import Finding
@@ -90,8 +91,10 @@ def run_rounds(
 ) -> Outcome:
     """Every round `--fix` runs, in memory: the final texts, the report on them, and the
     fixes withheld because they would create a finding."""
+    # the texts of the files fixes touch, edited or not; the others stay on disk, where the
+    # reruns read them
     texts: dict[str, str] = {}
-    sources = dict(report.facts.sources)  # each file as first read: its text, bytes' style
+    sources = dict(report.facts.sources)  # each file as first read: its bytes and their style
     withheld: list[Withheld] = []
     refused: set[tuple[str, str, str]] = set()  # (code, path, key) of withheld findings' fixes
     # how many findings of a subject there were when a fix of it was applied: while there
@@ -102,7 +105,6 @@ def run_rounds(
     for _ in range(ROUNDS):
         for path, source in current.facts.sources.items():
             sources.setdefault(path, source)  # a file first read in a later round
-            texts.setdefault(path, source.text)
         found = targets(current)
         count = Counter(_subject(f) for f in found)
         wanted = [
@@ -126,6 +128,7 @@ def run_rounds(
             if len(planned) < 2 or group in retried:
                 break
             retried.add(group)
+            _take(planned, texts, sources)
             edited = apply(planned, texts)
             after = rerun({**texts, **edited})
             if not edited or new_findings(current, after, set(edited), frozenset(frozen(current))):
@@ -135,6 +138,7 @@ def run_rounds(
             texts.update(edited)
             current = after
             continue
+        _take(planned, texts, sources)
         good, after, bad = _sort_out(planned, current, texts, rerun, frozenset(frozen(current)))
         for p, created in bad:
             key = identity(p.finding, current)
@@ -149,12 +153,21 @@ def run_rounds(
         texts.update(edited)
         assert after is not None
         current = after
-    changes = [
-        FileChange(path, s.text, texts[path], s.newline, s.bom)
-        for path, s in sorted(sources.items())
-        if texts.get(path, s.text) != s.text
-    ]
+    changes = []
+    for path in sorted(texts):
+        s = sources[path]
+        old = s.text  # read again, if it was let go: unchanged on disk, or SourceChanged
+        if texts[path] != old:
+            changes.append(FileChange(path, old, texts[path], s.newline, s.bom))
     return Outcome(changes, current, withheld, frozenset(refused))
+
+
+def _take(planned: list[Planned], texts: dict[str, str], sources: dict[str, Source]) -> None:
+    """Add to `texts` the text of each file `planned` edits that no round has edited yet."""
+    for p in planned:
+        for path, *_ in p.spans:
+            if path not in texts:
+                texts[path] = sources[path].text
 
 
 def _subject(f: Finding) -> tuple[str, str, str | None, str | None, str]:

@@ -171,6 +171,7 @@ def build_facts(config: Config, discovered: Discovered | None = None) -> Facts:
         ),
     )
     forget()  # the scans kept for the scanners: the facts hold what the rules need
+    repo.release()  # and the texts: a fix or a report that needs one reads it again
     return facts
 
 
@@ -210,6 +211,8 @@ class AgentScan(NamedTuple):
     names: frozenset[str]  # the stems of the agent files the contract rules see
     followed: frozenset[str]  # the documents whose fences the scan read (agents' includes)
     problems: list[InputProblem]
+    # agent file -> the declared markers and read tags its text or its included documents name
+    mentions: dict[str, frozenset[str]]
 
 
 def _scan_agents(
@@ -240,9 +243,18 @@ def _scan_agents(
         "include-follow": settings_globs(settings, "include-follow", core),
     }
     cache = HeadingCache()
+    from drift_check.scanners.occurrences import MentionSearch
+
+    declared = {m.text for row in registry.rows for m in row.markers} if registry else set()
+    tags = {t for t in (settings["read-gate-tag"], *settings["legacy-read-tags"]) if t}
+    search = MentionSearch(sorted(declared | tags))
+    mentions: dict[str, frozenset[str]] = {}
     for path in paths:
         agent = scan_agent(path, repo, agent_settings, problems, cache)
         if agent is not None:
+            found = search(agent)  # now, while its texts are held
+            if found:
+                mentions[agent.path] = found
             if contract_scope is None or path in contract_scope:
                 agents.setdefault(agent.name, agent)  # the contract rules see the first of a name
             all_agents.append(agent)
@@ -251,7 +263,8 @@ def _scan_agents(
         for p in paths
         if contract_scope is None or p in contract_scope
     )
-    return AgentScan(agents, tuple(all_agents), paths, names, frozenset(cache.by_path), problems)
+    followed = frozenset(cache.by_path)
+    return AgentScan(agents, tuple(all_agents), paths, names, followed, problems, mentions)
 
 
 class ConsumerScan(NamedTuple):
@@ -297,9 +310,11 @@ def _scan_consumers(
         gate_tag,
         problems,
         legacy_tags,
-        python_literals_read(registry, agents.agents.values(), agents.all, gate_tag, legacy_tags),
+        python_literals_read(
+            registry, agents.agents.values(), agents.mentions, gate_tag, legacy_tags
+        ),
     )
-    occurrences, agent_mentions = _occurrences(registry, agents.all, consumers, quoted, settings)
+    occurrences = _occurrences(registry, agents.all, consumers, quoted, settings)
     gates_by_path: dict[str, list[ReadGate]] = {}
     legacy_by_path: dict[str, list[ReadGate]] = {}
     for gate in gates:
@@ -311,7 +326,7 @@ def _scan_consumers(
         {path: tuple(g) for path, g in gates_by_path.items()},
         {path: tuple(g) for path, g in legacy_by_path.items()},
         occurrences,
-        agent_mentions,
+        agents.mentions,
         problems,
     )
 
@@ -430,17 +445,14 @@ def _occurrences(
     consumers: dict[str, Consumer],
     quoted: list[QuotedMarker],
     settings: dict[str, Any],
-) -> tuple[MarkerOccurrences, dict[str, frozenset[str]]]:
-    """Where consumers contain the tree's markers, and which declared markers and read tags
-    each agent names."""
-    from drift_check.scanners.occurrences import agent_mentions, find_occurrences, searched_texts
+) -> MarkerOccurrences:
+    """Where consumers contain the tree's markers."""
+    from drift_check.scanners.occurrences import find_occurrences, searched_texts
 
     quotes = (q.text for q in quoted)
     shape = re.compile(settings["marker-shape"])
     texts = searched_texts(registry, agents, quotes, shape, settings["marker-max-length"])
-    declared = {m.text for row in registry.rows for m in row.markers} if registry else set()
-    tags = {t for t in (settings["read-gate-tag"], *settings["legacy-read-tags"]) if t}
-    return find_occurrences(consumers, texts), agent_mentions(agents, sorted(declared | tags))
+    return find_occurrences(consumers, texts)
 
 
 class ByName(NamedTuple):

@@ -125,7 +125,7 @@ def scan_agent(
         Emission(name, text, pos, None, column)
         for text, pos, column in _fenced(source, problems, cache, markdown)
     ]
-    texts = [source.text]
+    texts = [source]
     includes = find_includes(source, repo, prefixes)
     if settings["follow-read-mentions"]:
         includes += find_read_mentions(source, repo, prefixes)
@@ -149,7 +149,7 @@ def scan_agent(
         included = repo.read(target)
         if included is None:
             continue
-        texts.append(included.text)
+        texts.append(included)
         via = f"Read `{inc.token}`" if inc.read_mention else f"@{inc.token}"
         emissions.extend(
             Emission(name, text, pos, via, column)

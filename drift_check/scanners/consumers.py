@@ -176,7 +176,7 @@ def scan_consumers(
 def python_literals_read(
     registry: Registry | None,
     agents: Iterable[Agent],
-    all_agents: Iterable[Agent],
+    mentions: dict[str, frozenset[str]],
     gate_tag: str,
     legacy_tags: tuple[str, ...],
 ) -> bool:
@@ -186,7 +186,7 @@ def python_literals_read(
     agent mentions the gate tag. Otherwise a hook's parse would go unused."""
     if registry is not None and any(a.emissions for a in agents):
         return True
-    return bool(legacy_tags and gate_tag) and any(a.mentions(gate_tag) for a in all_agents)
+    return bool(legacy_tags and gate_tag) and any(gate_tag in m for m in mentions.values())
 
 
 def settings_globs(settings: dict[str, Any], key: str, core: str) -> list[str]:

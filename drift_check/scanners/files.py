@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from drift_check.facts import InputProblem, Position, Source
+from drift_check.facts import InputProblem, Position, Source, SourceChanged, text_digest
 from drift_check.scanners.gitignore import (
     MAX_GITIGNORE_BYTES,
     IgnorePattern,
@@ -180,8 +180,59 @@ def _patterns(globs: tuple[str, ...]) -> tuple[re.Pattern[str] | _WildcardMatche
     return (re.compile("|".join(f"(?:{r})" for r in regexes)), *others)
 
 
+# Characters of text held at once while the scan works: each text is let go when the texts
+# read after it pass this (the last one read is always held), and read again when asked for.
+# A run's memory is then its facts, not its files; a tree of this much text is scanned
+# without a second read of any file.
+TEXT_BUDGET = 4 << 20
+
+
+class Texts:
+    """The texts of the files read: each held until the texts read after it pass `budget`
+    characters, then let go, and read again from disk when a source is asked for it (the
+    bytes checked against those first read: `SourceChanged` if they differ)."""
+
+    def __init__(self, root: str, max_bytes: int, budget: int) -> None:
+        self.root = root
+        self.max_bytes = max_bytes
+        self.budget = budget
+        self._held: dict[str, tuple[Source, int]] = {}  # in the order read
+        self._size = 0
+
+    def hold(self, source: Source, text: str) -> None:
+        source.hold(text)
+        held = self._held
+        if source.path in held:
+            self._size -= held.pop(source.path)[1]
+        held[source.path] = (source, len(text))
+        self._size += len(text)
+        while self._size > self.budget and len(held) > 1:
+            oldest, size = held.pop(next(iter(held)))
+            self._size -= size
+            oldest.release()
+
+    def reread(self, source: Source) -> str:
+        try:
+            data = _read_bytes(os.path.join(self.root, source.path), self.max_bytes)
+        except OSError:
+            raise SourceChanged(source.path) from None
+        if text_digest(data) != source.digest:
+            raise SourceChanged(source.path)
+        text = _normalised(data[3:] if source.bom else data)
+        self.hold(source, text)
+        return text
+
+    def release(self) -> None:
+        """Let every text go."""
+        for source, _ in self._held.values():
+            source.release()
+        self._held.clear()
+        self._size = 0
+
+
 class Repo:
-    """The repository root: lists files once and reads each at most once.
+    """The repository root: lists files once and reads each at most once (a text let go
+    is read again when asked for: see `Texts`).
 
     Reading returns a `Source` or records an `InputProblem` (binary, undecodable, too
     large, unreadable, or a symlink that leaves the root) and returns None.
@@ -194,6 +245,7 @@ class Repo:
         exclude: tuple[str, ...] = (),
         gitignore: bool = True,
         overlay: dict[str, str] | None = None,
+        budget: int | None = None,
     ) -> None:
         self.root = os.path.realpath(root)
         # texts that stand in for files on disk: --fix checks its edits on them, in memory
@@ -205,6 +257,7 @@ class Repo:
         self.limits = limits
         self.exclude = exclude  # globs of files never listed, so never read
         self.max_bytes = limits.max_bytes
+        self.texts = Texts(self.root, self.max_bytes, TEXT_BUDGET if budget is None else budget)
         self.problems: list[InputProblem] = []
         self._sources: dict[str, Source | None] = {}
         self._files: list[str] | None = None
@@ -302,6 +355,10 @@ class Repo:
         """Every file read so far that could be decoded."""
         return {path: src for path, src in self._sources.items() if src is not None}
 
+    def release(self) -> None:
+        """Let the texts read go: the sources read them again when asked for."""
+        self.texts.release()
+
     def read(self, path: str) -> Source | None:
         if path in self._sources:
             return self._sources[path]
@@ -322,11 +379,13 @@ class Repo:
         if path in self._links and not self._inside(os.path.realpath(abspath)):
             self._problem(path, "symlink points outside the repository; not read")
             return None
+        store: Texts | None = None  # an overlay's text is held: the file on disk is not it
         try:
             if path in self.overlay:
                 data = self.overlay[path].encode("utf-8")
             else:
                 data = _read_bytes(abspath, self.max_bytes)
+                store = self.texts
         except OSError as exc:
             self._problem(path, f"cannot read file: {exc.strerror or exc}")
             return None
@@ -335,6 +394,7 @@ class Repo:
                 path, f"file is larger than {self.max_bytes} bytes (max-file-bytes); skipped"
             )
             return None
+        digest = text_digest(data)
         bom = data.startswith(b"\xef\xbb\xbf")
         if bom:
             data = data[3:]
@@ -362,7 +422,7 @@ class Repo:
         if "\r" in text:
             if text.count("\r\n") == text.count("\n"):
                 newline = "\r\n"  # as the writer keeps it: CRLF only when every line has it
-            text = text.replace("\r\n", "\n").replace("\r", "\n")
+            text = _lines_joined(text)
         longest = self.limits.max_line_length
         if len(text) > longest:
             start = 0
@@ -378,7 +438,10 @@ class Repo:
                     )
                     return None
                 start = end + 1
-        return Source(path, text, newline, bom)
+        source = Source(path, text, newline, bom, digest, store)
+        if store is not None:
+            store.hold(source, text)
+        return source
 
     def _problem(self, path: str, message: str) -> None:
         self.problems.append(InputProblem(Position(path, 1, 1), "unreadable", message))
@@ -408,6 +471,17 @@ def _read_bytes(abspath: str, limit: int) -> bytes:
 
 
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0)
+
+
+def _lines_joined(text: str) -> str:
+    """`text` with every line ending a `\\n`, as the scanners read it."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _normalised(data: bytes) -> str:
+    """The text of bytes read before (already known to be UTF-8, BOM removed)."""
+    text = data.decode("utf-8")
+    return _lines_joined(text) if "\r" in text else text
 
 
 def _line_ends(text: str) -> Iterable[int]:

@@ -128,7 +128,11 @@ def heading_text(rest: str) -> str:
 # Scans of the texts read in this run, by the text's identity (each scanner asks for the
 # scan of a file it reads; several read one file), with the text kept so the id stays its own.
 _scans: dict[int, tuple[str, dict[tuple[int, bool], MarkdownScan]]] = {}
-_KEPT = 4096  # texts kept at most: the scans of a large tree would add to its peak memory
+# Characters of text kept at most, the earliest scanned let go first, as the files' reader
+# lets its texts go (`files.TEXT_BUDGET`): a text it read again is another object anyway, and
+# the texts kept here would otherwise add a large tree's files to its peak memory.
+_KEPT = 4 << 20
+_kept = 0
 
 
 def scan(text: str, max_level: int = 6, fenced_only: bool = False) -> MarkdownScan:
@@ -138,11 +142,15 @@ def scan(text: str, max_level: int = 6, fenced_only: bool = False) -> MarkdownSc
 
     A text scanned before (the same object) is not scanned again: the fences do not depend
     on the headings asked for, and the headings of a full scan hold those of any other."""
+    global _kept
     entry = _scans.get(id(text))
     if entry is None or entry[0] is not text:
-        if len(_scans) >= _KEPT:
-            _scans.clear()
+        if entry is not None:  # the id of a text no longer alive
+            _kept -= len(_scans.pop(id(text))[0])
         entry = _scans[id(text)] = (text, {})
+        _kept += len(text)
+        while _kept > _KEPT and len(_scans) > 1:
+            _kept -= len(_scans.pop(next(iter(_scans)))[0])
     known = entry[1]
     key = (max_level, fenced_only)
     found = known.get(key)
@@ -161,7 +169,9 @@ def scan(text: str, max_level: int = 6, fenced_only: bool = False) -> MarkdownSc
 
 def forget() -> None:
     """Drop the scans kept (the end of a run: its texts may go)."""
+    global _kept
     _scans.clear()
+    _kept = 0
 
 
 def _narrowed(full: MarkdownScan, max_level: int, fenced_only: bool) -> MarkdownScan:

@@ -104,25 +104,24 @@ def find_occurrences(consumers: dict[str, Consumer], texts: list[str]) -> Marker
     )
 
 
-def agent_mentions(agents: Iterable[Agent], texts: list[str]) -> dict[str, frozenset[str]]:
-    """For each agent file, which of `texts` (declared markers, read tags) its text or the
-    documents it includes contain, anywhere."""
-    out: dict[str, frozenset[str]] = {}
-    wanted = [t for t in texts if t]
-    if not wanted:
-        return out
-    # one multi-pattern pass per text: a search per text and agent grows with agents times
-    # markers, both of which grow with the tree
-    import ahocorasick  # type: ignore[import-not-found,import-untyped,unused-ignore]
+class MentionSearch:
+    """Which of `texts` (declared markers, read tags) an agent's file or the documents it
+    includes contain, anywhere: asked as each agent is scanned, while its texts are held."""
 
-    automaton = ahocorasick.Automaton()
-    for text in wanted:
-        automaton.add_word(text, text)
-    automaton.make_automaton()
-    for agent in agents:
-        if agent.path in out:
-            continue
-        found = frozenset(t for body in agent.texts for _, t in automaton.iter(body))
-        if found:
-            out[agent.path] = found
-    return out
+    def __init__(self, texts: list[str]) -> None:
+        wanted = [t for t in texts if t]
+        self.automaton = None
+        if wanted:
+            # one multi-pattern pass per text: a search per text and agent grows with agents
+            # times markers, both of which grow with the tree
+            import ahocorasick  # type: ignore[import-not-found,import-untyped,unused-ignore]
+
+            self.automaton = ahocorasick.Automaton()
+            for text in wanted:
+                self.automaton.add_word(text, text)
+            self.automaton.make_automaton()
+
+    def __call__(self, agent: Agent) -> frozenset[str]:
+        if self.automaton is None:
+            return frozenset()
+        return frozenset(t for s in agent.texts for _, t in self.automaton.iter(s.text))

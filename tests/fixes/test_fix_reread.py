@@ -1,0 +1,104 @@
+"""Fixes on texts the run let go: after the scan no file's text is held; a fix, a diff or a
+baseline reads the file again, checked against the bytes first read, and a file that changed
+in between is refused in one line naming it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from drift_check import engine
+from drift_check.config import load_config
+from drift_check.facts import SourceChanged
+from drift_check.scanners import files
+from tests.conftest import fix_cases, tree_files, write_tree
+from tests.rules.test_rule_cases import _check_fix
+
+SKILL = "skills/deploy/SKILL.md"
+MISNAMED = "---\nname: deploy-prod\ndescription: Use when deploying.\n---\n\n# Deploy\n"
+
+
+@pytest.fixture
+def rereads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """No text held beyond the file read last (budget 0), and every read again recorded."""
+    monkeypatch.setattr(files, "TEXT_BUDGET", 0)
+    seen: list[str] = []
+    reread = files.Texts.reread
+
+    def spy(self: files.Texts, source: Any) -> str:
+        seen.append(source.path)
+        return reread(self, source)
+
+    monkeypatch.setattr(files.Texts, "reread", spy)
+    return seen
+
+
+@pytest.mark.parametrize(("code", "case"), fix_cases())
+def test_fixes_apply_when_texts_are_not_held(
+    code: str, case: dict, tmp_path: Path, cli, rereads: list[str]
+) -> None:  # type: ignore[no-untyped-def]
+    write_tree(tmp_path, tree_files(case.get("base"), case.get("files")))
+    _check_fix(code, case, tmp_path, cli)
+    assert rereads  # the fixes' texts came from the files, not from memory
+
+
+def test_the_scan_lets_every_text_go(tmp_path: Path) -> None:
+    write_tree(tmp_path, tree_files("gsd", {SKILL: MISNAMED}))
+    facts = engine.scan(load_config(str(tmp_path)))
+    assert facts.sources and not [p for p, s in facts.sources.items() if s.held]
+    assert facts.sources[SKILL].line_text(2) == "name: deploy-prod"  # read again
+
+
+def test_a_source_read_again_is_checked_against_the_bytes_read(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"a.md": "one\r\ntwo\r\n", "b.md": "\ufeffb\n"})
+    repo = files.Repo(str(tmp_path), budget=0)
+    a, b = repo.read("a.md"), repo.read("b.md")
+    assert a is not None and b is not None
+    assert not a.held and b.held  # the last one read is kept
+    assert (a.text, a.newline, b.text, b.bom) == ("one\ntwo\n", "\r\n", "b\n", True)
+    (tmp_path / "a.md").write_text("one\r\nTWO\r\n", encoding="utf-8")
+    repo.release()
+    with pytest.raises(SourceChanged, match=r"^a\.md: changed on disk"):
+        a.line_text(2)
+    (tmp_path / "b.md").unlink()
+    with pytest.raises(SourceChanged, match=r"^b\.md: "):
+        b.text  # noqa: B018 (the read is the test)
+
+
+QUICK = "gsd-core/workflows/quick.md"
+LEGACY = 'Task(subagent_type="gsd-planner", prompt="\n<files_to_read>\nx.md\n</files_to_read>\n")\n'
+
+
+@pytest.mark.parametrize(
+    ("path", "content", "args"),
+    [
+        (SKILL, MISNAMED, ("--fix",)),  # the rule reads the line it rewrites
+        (SKILL, MISNAMED, ("--diff",)),
+        (SKILL, MISNAMED, ("--fix", "--select", "DC503")),
+        (QUICK, LEGACY, ("--fix",)),  # the fix finds its edits only when it is applied
+        (QUICK, LEGACY, ("--diff",)),
+    ],
+)
+def test_a_file_changed_after_the_scan_is_refused(
+    path: str, content: str, args: tuple[str, ...], tmp_path: Path, cli, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    write_tree(tmp_path, tree_files("gsd", {path: content}))
+    edited = content + "\nEdited meanwhile.\n"
+    scan = engine.build_facts
+
+    def scan_then_edit(*a: Any, **k: Any) -> Any:
+        facts = scan(*a, **k)
+        if (tmp_path / path).read_text(encoding="utf-8") != edited:  # after the first scan
+            (tmp_path / path).write_text(edited, encoding="utf-8")
+        return facts
+
+    monkeypatch.setattr(engine, "build_facts", scan_then_edit)
+    run = cli(str(tmp_path), *args, "-q")
+    assert run.code == 2
+    assert (
+        run.err == f"drift-check: {path}: changed on disk since drift-check read it; run it again\n"
+    )
+    assert (tmp_path / path).read_text(encoding="utf-8") == edited
+    assert run.out == ""
