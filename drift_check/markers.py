@@ -324,10 +324,21 @@ def _emitted_words(
         for e in a.emissions:
             for marker in (e.text, *cuts(e.text, max_length)):
                 emitted.setdefault(a.name, {}).setdefault(marker, set()).add(a.path)
-    return {
-        name: [(m, marker_words(m), sorted(paths)) for m, paths in sorted(found.items())]
-        for name, found in emitted.items()
-    }
+    # one list of words per marker and one list per set of files, shared by every agent
+    # that emits them (never changed): a large tree's copies of an agent emit the same ones
+    words: dict[str, list[str]] = {}
+    files: dict[tuple[str, ...], list[str]] = {}
+    out: dict[str, list[tuple[str, list[str], list[str]]]] = {}
+    for name, found in emitted.items():
+        out[name] = []
+        for m, paths in sorted(found.items()):
+            if m not in words:
+                words[m] = marker_words(m)
+            key = tuple(sorted(paths))
+            if key not in files:
+                files[key] = list(key)
+            out[name].append((m, words[m], files[key]))
+    return out
 
 
 def _quotes(quoted: Iterable[QuotedMarker]) -> tuple[dict[str, set[str]], dict[str, set[str]]]:

@@ -4,6 +4,7 @@ spawn an agent, and citations of Python code that must still hold what they cite
 from __future__ import annotations
 
 from collections.abc import Iterator
+from itertools import chain
 
 from drift_check.facts import Facts, PythonModule
 from drift_check.rules.base import Hit, rule
@@ -118,14 +119,19 @@ def unknown_spawner(facts: Facts) -> Iterator[Hit]:
     """
     if not (facts.all_agents or facts.skill_dirs or facts.commands):
         return
-    known = _skill_names(facts) - set(facts.settings["builtin-skills"])
-    known.update(a.name for a in facts.all_agents)
-    known.update(facts.agent_names)
-    known.update(_stem(p) for p in facts.existing_paths)
-    lowered = {n.lower() for n in known} | _BUILTIN_AGENTS
-    for ref in facts.name_references:
-        if ref.kind != "spawner":
-            continue
+    spawners = [ref for ref in facts.name_references if ref.kind == "spawner"]
+    # the names asked about, lowered: only those of the tree's names are kept (a set of every
+    # file's stem was a large tree's peak memory)
+    asked = {n.lower() for ref in spawners for n in (ref.name, ref.name.replace(":", "-"))}
+    asked.update(p.lower() for ref in spawners for p in ref.name.split(":"))
+    known = chain(
+        _skill_names(facts) - set(facts.settings["builtin-skills"]),
+        (a.name for a in facts.all_agents),
+        facts.agent_names,
+        map(_stem, facts.existing_paths),
+    )
+    lowered = {n for n in map(str.lower, known) if n in asked} | _BUILTIN_AGENTS
+    for ref in spawners:
         name = ref.name
         leaf = name.rsplit(":", 1)[-1]
         if name.lower() in lowered or name.replace(":", "-").lower() in lowered:

@@ -111,6 +111,9 @@ def build_facts(config: Config, discovered: Discovered | None = None) -> Facts:
     problems += found
     by_name = _contracts_by_name(repo, settings, structured)
     problems += repo.problems[read_before:]
+    directives = _directives(repo)
+    forget()  # the scans kept for the scanners: the facts hold what the rules need
+    repo.release()  # and the texts: a fix or a report that needs one reads it again
     facts = Facts(
         root=config.root,
         preset=config.preset,
@@ -135,7 +138,7 @@ def build_facts(config: Config, discovered: Discovered | None = None) -> Facts:
         unassigned=restated[1],
         tree=restated[2],
         mentions=mentions,
-        directives=_directives(repo),
+        directives=directives,
         sources=repo.sources(),
         config=config,
         skill_variants=skills.variants,
@@ -170,8 +173,6 @@ def build_facts(config: Config, discovered: Discovered | None = None) -> Facts:
             settings,
         ),
     )
-    forget()  # the scans kept for the scanners: the facts hold what the rules need
-    repo.release()  # and the texts: a fix or a report that needs one reads it again
     return facts
 
 
@@ -762,7 +763,7 @@ def _folders(paths: Iterable[str]) -> frozenset[str]:
 
 def _directives(repo: Repo) -> dict[str, tuple[Directive, ...]]:
     """Suppression comments of every file read (only files that name drift-check)."""
-    named = {p: s for p, s in repo.sources().items() if "drift-check:" in s.text}
+    named = {p: s for p, s in repo.sources().items() if p in repo.naming_tool}
     if not named:
         return {}
     from drift_check.scanners.directives import find_directives

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections import OrderedDict
 from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any, NamedTuple
@@ -196,7 +197,7 @@ class Texts:
         self.root = root
         self.max_bytes = max_bytes
         self.budget = budget
-        self._held: dict[str, tuple[Source, int]] = {}  # in the order read
+        self._held: OrderedDict[str, tuple[Source, int]] = OrderedDict()  # in the order read
         self._size = 0
 
     def hold(self, source: Source, text: str) -> None:
@@ -207,13 +208,20 @@ class Texts:
         held[source.path] = (source, len(text))
         self._size += len(text)
         while self._size > self.budget and len(held) > 1:
-            oldest, size = held.pop(next(iter(held)))
+            oldest, size = held.popitem(last=False)[1]
             self._size -= size
             oldest.release()
 
     def reread(self, source: Source) -> str:
+        size = source.digest >> 64
         try:
-            data = _read_bytes(os.path.join(self.root, source.path), self.max_bytes)
+            fd = os.open(os.path.join(self.root, source.path), _READ_FLAGS)
+            try:
+                data = os.read(fd, size + 1)  # one byte more shows a file that grew
+                while len(data) < size and (more := os.read(fd, size + 1 - len(data))):
+                    data += more
+            finally:
+                os.close(fd)
         except OSError:
             raise SourceChanged(source.path) from None
         if text_digest(data) != source.digest:
@@ -259,6 +267,9 @@ class Repo:
         self.max_bytes = limits.max_bytes
         self.texts = Texts(self.root, self.max_bytes, TEXT_BUDGET if budget is None else budget)
         self.problems: list[InputProblem] = []
+        # files whose text names `drift-check:`, the only ones that can hold a suppression
+        # comment (noted as each is read: the texts are let go before directives are found)
+        self.naming_tool: set[str] = set()
         self._sources: dict[str, Source | None] = {}
         self._files: list[str] | None = None
         self._file_set: frozenset[str] | None = None
@@ -438,6 +449,8 @@ class Repo:
                     )
                     return None
                 start = end + 1
+        if "drift-check:" in text:
+            self.naming_tool.add(path)
         source = Source(path, text, newline, bom, digest, store)
         if store is not None:
             store.hold(source, text)

@@ -15,6 +15,7 @@ top level of a document.
 
 import bisect
 import re
+from collections import OrderedDict
 from collections.abc import Iterator
 from functools import lru_cache
 from typing import NamedTuple
@@ -127,7 +128,7 @@ def heading_text(rest: str) -> str:
 
 # Scans of the texts read in this run, by the text's identity (each scanner asks for the
 # scan of a file it reads; several read one file), with the text kept so the id stays its own.
-_scans: dict[int, tuple[str, dict[tuple[int, bool], MarkdownScan]]] = {}
+_scans: OrderedDict[int, tuple[str, dict[tuple[int, bool], MarkdownScan]]] = OrderedDict()
 # Characters of text kept at most, the earliest scanned let go first, as the files' reader
 # lets its texts go (`files.TEXT_BUDGET`): a text it read again is another object anyway, and
 # the texts kept here would otherwise add a large tree's files to its peak memory.
@@ -150,7 +151,7 @@ def scan(text: str, max_level: int = 6, fenced_only: bool = False) -> MarkdownSc
         entry = _scans[id(text)] = (text, {})
         _kept += len(text)
         while _kept > _KEPT and len(_scans) > 1:
-            _kept -= len(_scans.pop(next(iter(_scans)))[0])
+            _kept -= len(_scans.popitem(last=False)[1][0])
     known = entry[1]
     key = (max_level, fenced_only)
     found = known.get(key)

@@ -58,3 +58,26 @@ def test_a_finding_with_no_place_in_a_file(tmp_path: Path, cli, monkeypatch) -> 
     log = json.loads(cli(*args, "--format", "sarif").out)
     _valid(log)
     assert log["runs"][0]["results"][0]["locations"] == []
+
+
+def test_json_is_encoded_finding_by_finding_as_in_one_piece(tmp_path: Path) -> None:
+    """The JSON report encodes each finding on its own (a large tree's findings at once took
+    more memory than its facts): the same bytes as the whole document through `json.dumps`,
+    nested values, no-place findings and characters it escapes included."""
+    import json
+
+    from drift_check.config import load_config
+    from drift_check.engine import run
+    from drift_check.reporters.json_format import _RAW, as_dict, render
+
+    files = tree_files("gsd", {"agents/gsd-orphan.md": "# orphan\n"})
+    files["gsd-core/workflows/old.md"] = "<files_to_read>\n"
+    files["agents/gsd-\u2028odd\x85.md"] = "# odd\n"
+    report = run(load_config(str(write_tree(tmp_path, files))))
+    assert len(report.findings) > 2 and any(f.fix for f in report.findings)
+    whole = json.dumps(as_dict(report), indent=2, ensure_ascii=False)
+    expected = _RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", whole) + "\n"
+    assert render(report) == expected
+    assert "\\u2028" in expected
+    empty = report._replace(findings=())
+    assert render(empty) == json.dumps(as_dict(empty), indent=2, ensure_ascii=False) + "\n"
