@@ -218,7 +218,7 @@ class Source:
     again.
     """
 
-    __slots__ = ("_starts", "_store", "_text", "bom", "digest", "newline", "path")
+    __slots__ = ("_counted", "_starts", "_store", "_text", "bom", "digest", "newline", "path")
 
     def __init__(
         self,
@@ -237,6 +237,7 @@ class Source:
         self.digest = digest if digest is not None else text_digest(text.encode("utf-8"))
         self._store = store  # None: the text is never let go
         self._starts: array[int] | None = None
+        self._counted = 0  # positions found by counting, before a table of line starts
 
     def __repr__(self) -> str:
         return f"Source({self.path!r}, {self.digest >> 64} bytes)"
@@ -263,6 +264,7 @@ class Source:
         if self._store is not None:
             self._text = None
             self._starts = None
+            self._counted = 0
 
     def _key(self) -> tuple[str, int, str, bool]:
         return (self.path, self.digest, self.newline, self.bom)
@@ -298,6 +300,14 @@ class Source:
         return bisect_right(self.starts, offset)
 
     def position(self, offset: int) -> Position:
+        if self._starts is None and self._counted < 3:
+            # a few positions cost less counted than a table of every line start (a file
+            # read again for one search asks for one or two)
+            text = self.text
+            if 0 <= offset <= len(text):
+                self._counted += 1
+                start = text.rfind("\n", 0, offset) + 1
+                return Position(self.path, text.count("\n", 0, start) + 1, offset - start + 1)
         starts = self.starts
         line = bisect_right(starts, offset)
         return Position(self.path, line, offset - starts[line - 1] + 1)

@@ -102,3 +102,15 @@ def test_a_file_changed_after_the_scan_is_refused(
     )
     assert (tmp_path / path).read_text(encoding="utf-8") == edited
     assert run.out == ""
+
+
+@pytest.mark.parametrize("text", ["", "a", "\n", "a\nbc\n", "\n\nx\n\ny", "ab\r\n"])
+def test_positions_counted_before_the_line_table_agree_with_it(text: str) -> None:
+    """A source answers its first positions by counting newlines (a file read again for one
+    search needs one or two), then builds the table of line starts: both agree."""
+    from drift_check.facts import Source
+
+    for offset in range(len(text) + 2):
+        counted, table = Source("a.md", text), Source("a.md", text)
+        table.starts  # noqa: B018 (built first: every lookup after it is the table's)
+        assert counted.position(offset) == table.position(offset), offset
