@@ -114,3 +114,19 @@ def test_positions_counted_before_the_line_table_agree_with_it(text: str) -> Non
         counted, table = Source("a.md", text), Source("a.md", text)
         table.starts  # noqa: B018 (built first: every lookup after it is the table's)
         assert counted.position(offset) == table.position(offset), offset
+
+
+def test_a_tree_scanned_holding_no_text_gives_the_same_report(
+    cli, monkeypatch: pytest.MonkeyPatch, rereads: list[str]
+) -> None:  # type: ignore[no-untyped-def]
+    """Every scanner reads again what it needs when only the last file read is held (a
+    large tree's case), and finds what it finds holding every text (a small tree's)."""
+    examples = str(Path(__file__).resolve().parents[2] / "examples")
+    monkeypatch.setattr(files, "TEXT_BUDGET", 1 << 40)
+    held = cli(examples, "--format", "json", "-q")
+    after_the_scan = len(rereads)  # the rules' fixes read their lines again
+    monkeypatch.setattr(files, "TEXT_BUDGET", 0)
+    monkeypatch.setattr("drift_check.scanners.markdown._KEPT", 0)
+    let_go = cli(examples, "--format", "json", "-q")
+    assert len(rereads) > 2 * after_the_scan + 10
+    assert (let_go.code, let_go.out) == (held.code, held.out)
