@@ -213,9 +213,9 @@ class Source:
     a report asks for the text (`SourceChanged` if the file is no longer what was read). A
     source made from a text, not read from a file, always holds it.
 
-    The line starts are found once the text is held, on the first lookup, and kept as 4-byte
-    offsets while it is; every lookup is a bisection or an index, and nobody splits the text
-    again.
+    The first few positions are counted; then the line starts are found once and kept as
+    4-byte offsets while the text is held: every lookup is a bisection or an index, and
+    nobody splits the text again.
     """
 
     __slots__ = ("_counted", "_starts", "_store", "_text", "bom", "digest", "newline", "path")

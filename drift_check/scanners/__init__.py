@@ -243,9 +243,9 @@ def _scan_agents(
         **settings,
         "include-follow": settings_globs(settings, "include-follow", core),
     }
-    cache = HeadingCache()
     from drift_check.scanners.occurrences import MentionSearch
 
+    cache = HeadingCache()
     declared = {m.text for row in registry.rows for m in row.markers} if registry else set()
     tags = {t for t in (settings["read-gate-tag"], *settings["legacy-read-tags"]) if t}
     search = MentionSearch(sorted(declared | tags))
