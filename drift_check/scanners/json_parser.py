@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from json.decoder import scanstring
 from typing import Any
 
@@ -138,11 +137,11 @@ def locate(text: str, pointer: str) -> tuple[int, int] | None:
     return Locator(text).find(pointer)
 
 
-def member_values(text: str, document: Any, key: str) -> dict[str, int] | None:
-    """Where the value of every member named `key` starts in a valid document, by JSON
-    pointer: the key found by text search, matched in order with the keys of `document`
-    (`json.loads`'s reading of `text`); None when the two disagree in number (a repeated
-    key, an escape in a key), where `Locator` is the way."""
+def member_values(text: str, document: Any, key: str) -> dict[int, int] | None:
+    """Where the value of every member named `key` starts in a valid document, by the id
+    of the object (of `document`, `json.loads`'s reading of `text`) holding it: the keys
+    found by text search, matched in order with the document's; None when the two disagree
+    in number (a repeated key, an escape in a key), where `Locator` is the way."""
     quoted = json.dumps(key)
     offsets = []
     i = text.find(quoted)
@@ -151,32 +150,29 @@ def member_values(text: str, document: Any, key: str) -> dict[str, int] | None:
         if text.startswith(":", j):  # a string followed by `:` is a key
             offsets.append(_blanks_at(text, j + 1))
         i = text.find(quoted, i + 1)
-    pointers: list[str] = []
-    # depth first, each object's members in order: the order the keys are written
-    stack: list[Iterator[tuple[str, Any, bool]]] = [iter([("", document, False)])]
-    while stack:
-        item = next(stack[-1], None)
-        if item is None:
-            stack.pop()
-            continue
-        pointer, node, named = item
-        if named:
-            pointers.append(pointer)
-        if isinstance(node, (dict, list)):
-            stack.append(_children(pointer, node, key))
-    if len(pointers) != len(offsets):
+    holders: list[int] = []
+
+    def walk(node: Any) -> None:
+        # depth first, each object's members in order: the order the keys are written
+        if type(node) is dict:
+            for k, v in node.items():
+                if k == key:
+                    holders.append(id(node))
+                if type(v) is dict or type(v) is list:
+                    walk(v)
+        else:
+            for v in node:
+                if type(v) is dict or type(v) is list:
+                    walk(v)
+
+    if isinstance(document, (dict, list)):
+        try:
+            walk(document)
+        except RecursionError:
+            return None
+    if len(holders) != len(offsets):
         return None
-    return dict(zip(pointers, offsets, strict=True))
-
-
-def _children(pointer: str, node: Any, key: str) -> Iterator[tuple[str, Any, bool]]:
-    """(pointer, value, whether it is a member named `key`) of each child, in order."""
-    if isinstance(node, dict):
-        for k, v in node.items():
-            yield f"{pointer}/{k.replace('~', '~0').replace('/', '~1')}", v, k == key
-    else:
-        for i, v in enumerate(node):
-            yield f"{pointer}/{i}", v, False
+    return dict(zip(holders, offsets, strict=True))
 
 
 class Locator:

@@ -791,7 +791,7 @@ def schema_definitions(schema: SchemaFile) -> list[Definition]:
             if len(strings) >= 2 and all(is_state(v) for v in strings):
                 if enums is _UNSEARCHED:
                     enums = member_values(schema.source.text, root, "enum")
-                written = _enum_written(schema, f"{pointer}/enum", enums)
+                written = _enum_written(schema, f"{pointer}/enum", node, enums)
                 states = tuple(
                     StateName(
                         v.value, Position(v.position.path, v.position.line, v.position.column + 1)
@@ -817,10 +817,13 @@ def schema_definitions(schema: SchemaFile) -> list[Definition]:
     return out
 
 
-def _enum_written(schema: SchemaFile, pointer: str, enums: dict[str, int] | None) -> JsonValue:
+def _enum_written(
+    schema: SchemaFile, pointer: str, holder: Any, enums: dict[int, int] | None
+) -> JsonValue:
     """An `enum` array with the position of each entry, parsed where it is written
-    (`enums`: where each `enum` of the schema starts, when a text search could tell)."""
-    start = enums.get(pointer) if enums is not None else None
+    (`enums`: where each `enum` of the schema starts, by the id of the subschema holding
+    it, when a text search could tell)."""
+    start = enums.get(id(holder)) if enums is not None else None
     if start is None:
         found = schema.locate(pointer)
         assert found is not None
