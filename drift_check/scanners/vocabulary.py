@@ -845,8 +845,9 @@ def _group(definitions: list[Definition]) -> list[_Group]:
     groups: list[_Group] = []
     # each field's groups in the order they were made: all, and those not a schema's enum
     by_field: dict[tuple[str, ...], tuple[list[_Group], list[_Group]]] = {}
-    # (field, contract name) -> the groups of that field whose contracts include the name
-    named: dict[tuple[tuple[str, ...], str], list[_Group]] = {}
+    # (field, contract name) -> the groups of that field whose contracts include the name:
+    # all, and those not a schema's enum (a schema's enum looks only at those)
+    named: dict[tuple[tuple[str, ...], str], tuple[list[_Group], list[_Group]]] = {}
     order: dict[int, int] = {}  # id(group) -> when it was made
     ordered = sorted(definitions, key=lambda d: (d.rank, -len(d.states.states), d.states.position))
     for definition in ordered:
@@ -862,10 +863,10 @@ def _group(definitions: list[Definition]) -> list[_Group]:
             if group.source.kind != "schema-enum":
                 not_enum.append(group)
             for contract in group.contracts:
-                named.setdefault((group.field, contract), []).append(group)
+                _name(named, (group.field, contract), group)
             continue
         for contract in definition.contracts - home.contracts:
-            named.setdefault((home.field, contract), []).append(home)
+            _name(named, (home.field, contract), home)
         home.contracts |= definition.contracts
         if definition.rank == 3:
             home.emitted.extend(definition.states.states)  # a template's alternatives
@@ -874,10 +875,24 @@ def _group(definitions: list[Definition]) -> list[_Group]:
     return groups
 
 
+_NONE: tuple[list[_Group], list[_Group]] = ([], [])
+
+
+def _name(
+    named: dict[tuple[tuple[str, ...], str], tuple[list[_Group], list[_Group]]],
+    key: tuple[tuple[str, ...], str],
+    group: _Group,
+) -> None:
+    every, not_enum = named.setdefault(key, ([], []))
+    every.append(group)
+    if group.source.kind != "schema-enum":
+        not_enum.append(group)
+
+
 def _home(
     definition: Definition,
     same: list[_Group],
-    named: dict[tuple[tuple[str, ...], str], list[_Group]],
+    named: dict[tuple[tuple[str, ...], str], tuple[list[_Group], list[_Group]]],
     order: dict[int, int],
 ) -> _Group | None:
     """The group a definition joins, among those of its field that share its contract's
@@ -890,8 +905,8 @@ def _home(
     by_name = [
         g
         for contract in definition.contracts
-        for g in named.get((definition.field, contract), ())
-        if not (schema and g.source.kind == "schema-enum") and _overlap(g.keys, definition.keys)
+        for g in named.get((definition.field, contract), _NONE)[1 if schema else 0]
+        if _overlap(g.keys, definition.keys)
     ]
     if by_name:
         return min(by_name, key=lambda g: order[id(g)])
