@@ -768,6 +768,7 @@ class SchemaFile:
         "plain",
         "role",
         "source",
+        "subresources",
         "valid",
     )
 
@@ -783,6 +784,7 @@ class SchemaFile:
         examples: tuple[SchemaExample, ...] = (),
         valid: bool = True,
         locator: Any = None,
+        subresources: bool = True,
     ) -> None:
         self.path = path
         self.source = source
@@ -795,6 +797,9 @@ class SchemaFile:
         self.valid = valid
         self._document: JsonValue | None = None
         self._locator = locator  # a json_parser.Locator of `source`, made on first use
+        # whether a crawl of it (`referencing`) would find an anchor or an `$id` below the
+        # root; True unless the scan could tell from the text that it would not
+        self.subresources = subresources
 
     def __repr__(self) -> str:
         return f"SchemaFile({self.path!r})"

@@ -83,7 +83,7 @@ class Contracts:
             pairs = [(uri, resource)]
             if schema.identifier:
                 pairs.append((schema.identifier, resource))
-            if _crawl_finds_more(schema):
+            if schema.subresources:
                 crawled.extend(pairs)
                 self._crawled.add(path)
                 continue
@@ -713,25 +713,6 @@ def _items(levels: Levels) -> list[Any]:
         if isinstance(prefix, list):
             out.extend(p for p in prefix if isinstance(p, dict))
     return out
-
-
-_ANCHORS = ('"$anchor"', '"$dynamicAnchor"', '"$recursiveAnchor"')
-
-
-def _crawl_finds_more(schema: SchemaFile) -> bool:
-    """Whether crawling the schema (`referencing`'s `Registry.crawl`) would register
-    something besides the root and the root's `$id`: an anchor, an `$id` below the root, an
-    `id` where a draft-04 or older dialect reads it. Read from the text, erring towards yes:
-    a `\\u` escape could spell any of them."""
-    text = schema.source.text
-    if "\\u" in text or any(a in text for a in _ANCHORS):
-        return True
-    root = schema.plain.get("$id") if isinstance(schema.plain, dict) else None
-    if text.count('"$id"') > (1 if isinstance(root, str) else 0):
-        return True
-    if isinstance(root, str) and root.startswith("#"):
-        return True  # a draft 6-7 anchor
-    return '"id"' in text and ("draft-04" in text or "draft-03" in text)
 
 
 def contracts(facts: Facts) -> Contracts:

@@ -99,8 +99,27 @@ def scan_schemas(
             _text(document, "$id"),
             _examples(document),
             locator=locator,
+            subresources=_subresources(source.text, document),
         )
     return out
+
+
+_ANCHORS = ('"$anchor"', '"$dynamicAnchor"', '"$recursiveAnchor"')
+
+
+def _subresources(text: str, document: Any) -> bool:
+    """Whether crawling the schema (`referencing`'s `Registry.crawl`) would register
+    something besides the root and the root's `$id`: an anchor, an `$id` below the root, an
+    `id` where a draft-04 or older dialect reads it. Read from the text, erring towards yes:
+    a `\\u` escape could spell any of them."""
+    if "\\u" in text or any(a in text for a in _ANCHORS):
+        return True
+    root = document.get("$id") if isinstance(document, dict) else None
+    if text.count('"$id"') > (1 if isinstance(root, str) else 0):
+        return True
+    if isinstance(root, str) and root.startswith("#"):
+        return True  # a draft 6-7 anchor
+    return '"id"' in text and ("draft-04" in text or "draft-03" in text)
 
 
 def _text(document: Any, key: str) -> str:
