@@ -186,6 +186,23 @@ def _patterns(globs: tuple[str, ...]) -> tuple[re.Pattern[str] | _WildcardMatche
 # A run's memory is then its facts, not its files; a tree of this much text is scanned
 # without a second read of any file.
 TEXT_BUDGET = 4 << 20
+# A tree whose files take at most this many bytes on disk has all its texts held through
+# the scan (no file read twice); its texts' memory is then about the facts' own.
+TEXT_HOLD_ALL = 64 << 20
+
+
+def _size_at_most(root: str, paths: list[str], limit: int) -> bool:
+    """Whether the files at `paths` take at most `limit` bytes on disk (one `stat` each,
+    until the sum passes it; a file that cannot be stated counts nothing)."""
+    total = 0
+    for path in paths:
+        try:
+            total += os.stat(os.path.join(root, path)).st_size
+        except OSError:
+            continue
+        if total > limit:
+            return False
+    return True
 
 
 class Texts:
@@ -199,6 +216,7 @@ class Texts:
         self.budget = budget
         self._held: OrderedDict[str, tuple[Source, int]] = OrderedDict()  # in the order read
         self._size = 0
+        self.hold_all = False  # a small tree's: every text held until `release`
 
     def hold(self, source: Source, text: str) -> None:
         source.hold(text)
@@ -207,7 +225,7 @@ class Texts:
             self._size -= held.pop(source.path)[1]
         held[source.path] = (source, len(text))
         self._size += len(text)
-        while self._size > self.budget and len(held) > 1:
+        while self._size > self.budget and len(held) > 1 and not self.hold_all:
             oldest, size = held.popitem(last=False)[1]
             self._size -= size
             oldest.release()
@@ -266,6 +284,7 @@ class Repo:
         self.exclude = exclude  # globs of files never listed, so never read
         self.max_bytes = limits.max_bytes
         self.texts = Texts(self.root, self.max_bytes, TEXT_BUDGET if budget is None else budget)
+        self._budget_given = budget
         self.problems: list[InputProblem] = []
         # files whose text names `drift-check:`, the only ones that can hold a suppression
         # comment (noted as each is read: the texts are let go before directives are found)
@@ -288,6 +307,8 @@ class Repo:
             if self.exclude:
                 found = [f for f in found if not matches(f, self.exclude)]
             self._files = found
+            if self._budget_given is None:
+                self.texts.hold_all = _size_at_most(self.root, found, TEXT_HOLD_ALL)
         return self._files
 
     def existing(self) -> frozenset[str]:

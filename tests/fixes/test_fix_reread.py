@@ -24,6 +24,7 @@ MISNAMED = "---\nname: deploy-prod\ndescription: Use when deploying.\n---\n\n# D
 def rereads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """No text held beyond the file read last (budget 0), and every read again recorded."""
     monkeypatch.setattr(files, "TEXT_BUDGET", 0)
+    monkeypatch.setattr(files, "TEXT_HOLD_ALL", -1)  # no tree is small enough to hold all
     seen: list[str] = []
     reread = files.Texts.reread
 
@@ -130,3 +131,20 @@ def test_a_tree_scanned_holding_no_text_gives_the_same_report(
     let_go = cli(examples, "--format", "json", "-q")
     assert len(rereads) > 2 * after_the_scan + 10
     assert (let_go.code, let_go.out) == (held.code, held.out)
+
+
+def test_a_small_tree_holds_every_text_through_the_scan(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_tree(tmp_path, {f"{c}.md": c * 100 + "\n" for c in "abc"})
+    monkeypatch.setattr(files, "TEXT_BUDGET", 0)  # the window: the last text read only
+    repo = files.Repo(str(tmp_path))
+    sources = [repo.read(f"{c}.md") for c in "abc"]
+    assert all(s is not None and s.held for s in sources)  # 303 bytes: all held
+    repo.release()
+    assert not any(s is not None and s.held for s in sources)
+
+    monkeypatch.setattr(files, "TEXT_HOLD_ALL", 302)  # one byte less: only the window
+    repo = files.Repo(str(tmp_path))
+    sources = [repo.read(f"{c}.md") for c in "abc"]
+    assert [s is not None and s.held for s in sources] == [False, False, True]
