@@ -1,4 +1,6 @@
-"""Reading the repository: one walk, each file read at most once, never outside the root."""
+"""Reading the repository: one walk, never outside the root. A file is read and decoded once
+for the scan; a large tree's texts are let go as it goes and read again, checked against the
+bytes first read, when a later pass, a fix or a report asks for them."""
 
 from __future__ import annotations
 
