@@ -388,7 +388,7 @@ def frontmatter_names(
         return ()
     text = source.text
     line = key_lines.get(key, 1)  # 1-based
-    start = _line_start(text, line)
+    start = line_start(text, line)
     column = len(key) + 1  # search after the key on its own line
     out = []
     for name in names:
@@ -409,9 +409,10 @@ def frontmatter_names(
     return tuple(out)
 
 
-def _line_start(text: str, line: int) -> int:
-    """Where 1-based `line` starts (the end of the text past its last line): a frontmatter
-    key's line is near the top, and finding it is cheaper than every line's start."""
+def line_start(text: str, line: int) -> int:
+    """Where 1-based `line` starts (the end of the text past its last line): for a line near
+    the top (a frontmatter key's, the end of the frontmatter), cheaper than a table of every
+    line's start."""
     offset = 0
     for _ in range(line - 1):
         offset = text.find("\n", offset) + 1

@@ -9,6 +9,7 @@ import re
 from functools import lru_cache
 
 from drift_check.facts import FencedHeading, Link, Mention, Position, Source
+from drift_check.scanners.frontmatter import line_start
 from drift_check.scanners.markdown import Cursor, MarkdownScan, scan
 from drift_check.scanners.patterns import lazy
 
@@ -265,14 +266,14 @@ def find_mentions(
             continue  # a document shown as an example, with its own folder
         out.append(Mention(path.rstrip("/"), kind, pos))
     if license_line:
-        line_start = _line_offset(text, license_line)
-        line = text[line_start : text.find("\n", line_start) % (len(text) + 1)]
+        at = line_start(text, license_line)
+        line = text[at : text.find("\n", at) % (len(text) + 1)]
         out.extend(_license_mentions(source, line, license_line))
     # Only lines holding `a/b` or `a.b` can name a path: a search for the separator (fast)
     # finds the next such line.
     number, done = 1, 0
     words = _NotBundled(text)
-    candidate = _SEPARATOR.search(text, _line_offset(text, body))
+    candidate = _SEPARATOR.search(text, line_start(text, body))
     while candidate is not None:
         at = candidate.start()
         before = text[at - 1 : at]
@@ -291,16 +292,6 @@ def find_mentions(
         candidate = _SEPARATOR.search(text, end)
     out.sort(key=lambda mention: (mention.position.line, mention.position.column))
     return out
-
-
-def _line_offset(text: str, number: int) -> int:
-    """Where 1-based line `number` starts in `text`."""
-    offset = 0
-    for _ in range(number - 1):
-        offset = text.find("\n", offset) + 1
-        if offset == 0:
-            return len(text)
-    return offset
 
 
 def _body_start(text: str) -> int:
