@@ -43,6 +43,13 @@ def tools_of(frontmatter: dict[str, Any] | None) -> tuple[str, ...] | None:
     return ()
 
 
+def _in_shown_document(markdown: MarkdownScan, line: int) -> bool:
+    """Whether 1-based `line` lies in a fence showing a Markdown document (```` ```markdown ````,
+    ```` ```md ````): a template the agent fills in, whose `@`-lines are that document's."""
+    fence = markdown.fence_at(line)
+    return fence is not None and fence.info.split(" ", 1)[0].lower() in ("markdown", "md")
+
+
 def find_includes(source: Source, repo: Repo, prefixes: list[str]) -> list[Include]:
     out: list[Include] = []
     text = source.text
@@ -131,6 +138,8 @@ def scan_agent(
         includes += find_read_mentions(source, repo, prefixes)
     followed: set[str] = set()
     for inc in includes:
+        if _in_shown_document(markdown, inc.position.line):
+            continue  # the include of a document the agent writes, not the agent's own
         target = inc.resolved
         if target is None:
             if matches(_strip_prefix(inc.token, prefixes), follow):
