@@ -117,7 +117,9 @@ def broken_anchor(facts: Facts) -> Iterator[Hit]:
     renamed heading breaks every anchor to it. Fix the anchor. A heading inside a fenced
     block has no anchor: the message says so. When the heading is swallowed by a fence that
     is never closed, the finding points at that fence (once, however many links break), as
-    closing it is the fix.
+    closing it is the fix. An anchor that differs from a heading's only in its hyphens is
+    told the one to use: a heading that starts with an emoji (`## 🚀 Deploy`) has the anchor
+    `#-deploy`, as the emoji goes and its blank stays.
     """
     swallowed: dict[Position, list[tuple[Link, str, str]]] = {}
     for link, path in _links(facts):
@@ -139,6 +141,15 @@ def broken_anchor(facts: Facts) -> Iterator[Hit]:
                 f" anchor; link to a heading outside the block{where}",
             )
         else:
+            meant = _hyphens_apart(anchor, facts.anchors[target])
+            if meant is not None:
+                yield Hit(
+                    link.position,
+                    f"`#{link.anchor}` is not an anchor of `{target}`: the heading it means has"
+                    f" the anchor `#{meant}` (an emoji or symbol dropped from a heading leaves"
+                    f" its blank, which becomes a hyphen); use `#{meant}`{where}",
+                )
+                continue
             yield Hit(
                 link.position,
                 f"`#{link.anchor}` is not a heading of `{target}`; fix the anchor{where}",
@@ -151,6 +162,14 @@ def broken_anchor(facts: Facts) -> Iterator[Hit]:
             f"the code fence opened here is never closed, so it swallows the heading `{heading}`"
             f" that `#{link.anchor}` in {link.position} links to{more}; close the fence",
         )
+
+
+def _hyphens_apart(anchor: str, anchors: frozenset[str]) -> str | None:
+    """The one anchor that differs from `anchor` only in its hyphens (`-deploy` for
+    `deploy`, from `## 🚀 Deploy`; `a--b` for `a-b`), if there is exactly one."""
+    bare = "-".join(part for part in anchor.split("-") if part)
+    found = [a for a in anchors if "-".join(part for part in a.split("-") if part) == bare]
+    return found[0] if len(found) == 1 and bare else None
 
 
 @rule(
