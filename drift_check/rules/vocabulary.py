@@ -157,7 +157,10 @@ def undefined_state(facts: Facts) -> Iterator[Hit]:
     (a second schema, a Python set, a TypeScript union) that lists it has drifted from the
     source. Use a defined state, or add the state to the source first. A block that claims
     the source's schema is validated against it by the structured-contract rules (DC925),
-    so its values are not reported here again.
+    so its values are not reported here again. A template's `a | b` alternatives do not
+    judge skills that keep modes of their own: where two or more other skills each give the
+    field only states the alternatives lack, and not the same ones (`"intent": "brainstorm"`,
+    `"intent": "run"` beside `"create | update | validate"`), those skills are left out.
     """
     validated = {(b.path, b.schema) for b in facts.structured.blocks if b.schema}
     for vocabulary in facts.vocabularies:

@@ -207,6 +207,7 @@ def find_vocabularies(
             if block is not None:
                 blocks.append(block)
     _emissions(groups, blocks)
+    _keep_local(groups, files)
     handlers: list[Handler] = []
     mentions: dict[str, Source] = {}
     for source, own in read:
@@ -951,6 +952,42 @@ def _emissions(groups: list[_Group], blocks: list[Block]) -> None:
             best = _best_alike(scored)
             if best is not None:
                 best.emitted.append(StateName(leaf.value, leaf.position))
+
+
+def _keep_local(groups: list[_Group], files: list[str]) -> None:
+    """A template's alternatives do not judge the values of skills that keep values of their
+    own: where two or more other skills each give the field only states the alternatives
+    lack, and not the same ones (`"intent": "brainstorm"` in one, `"run"` in another, beside
+    `"create | update | validate"`), the field names each skill's own mode, not one shared
+    vocabulary, and those skills' values are left out. A single skill off the list, or several
+    giving one same undefined state, still counts (that is drift)."""
+    skill_dirs = {posixpath.dirname(f) for f in files if posixpath.basename(f) == "SKILL.md"}
+    for group in groups:
+        if group.configured or group.source.kind != "alternatives":
+            continue
+        home = _bundle(group.source.position.path, skill_dirs)
+        defined = {s.name for s in group.source.states}
+        by_bundle: dict[str, set[str]] = {}
+        for state in group.emitted:
+            bundle = _bundle(state.position.path, skill_dirs)
+            if bundle != home:
+                by_bundle.setdefault(bundle, set()).add(state.name)
+        own = {b: names for b, names in by_bundle.items() if not names & defined}
+        if len(own) >= 2 and len({frozenset(names) for names in own.values()}) >= 2:
+            group.emitted = [
+                s for s in group.emitted if _bundle(s.position.path, skill_dirs) not in own
+            ]
+
+
+def _bundle(path: str, skill_dirs: set[str]) -> str:
+    """The skill folder a file belongs to (the nearest folder above it holding a SKILL.md),
+    else its own folder."""
+    folder = posixpath.dirname(path)
+    while folder:
+        if folder in skill_dirs:
+            return folder
+        folder = posixpath.dirname(folder)
+    return "" if "" in skill_dirs else posixpath.dirname(path)
 
 
 def _best_alike(scored: list[tuple[int, list[_Group]]]) -> _Group | None:
