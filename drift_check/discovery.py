@@ -117,7 +117,10 @@ def discover(
     for path in files:
         name = path.rsplit("/", 1)[-1]
         if name == "SKILL.md":
-            skills.append(path)
+            # outside the folders skills are kept in, a SKILL.md with no frontmatter is some
+            # other host's document (a web bundle's instructions), not an Agent Skill
+            if _skill_folder(path, declared["skills"]) or _has_frontmatter(repo, path):
+                skills.append(path)
             continue
         if name.startswith("SKILL.") and name.endswith(".md"):
             main = path[: -len(name)] + "SKILL.md"
@@ -137,6 +140,8 @@ def discover(
             if kind == "agents" and "/" in rest and not _has_frontmatter(repo, path):
                 continue
             found.add(path)
+    kept = set(skills)
+    variants = [(variant, main) for variant, main in variants if main in kept]
     for path in skills:
         owner = _owner_of(path, ".claude/skills/")
         if owner is not None:
@@ -217,6 +222,16 @@ def _markdown_under(target: str, files: list[str], file_set: frozenset[str]) -> 
         if f.endswith(".md") and f.rsplit("/", 1)[-1].lower() not in INDEX_DOCUMENTS:
             out.append(f)
     return out
+
+
+def _skill_folder(path: str, declared: list[str]) -> bool:
+    """Whether a SKILL.md sits where skills are kept: the tree's root, a folder named for them
+    on its path (`skills/`, `.claude/skills/`, `core-skills/`), or a skill path a manifest
+    declares."""
+    folders = path.split("/")[:-1]
+    if not folders or any("skill" in folder.lower() for folder in folders):
+        return True  # the tree's own SKILL.md makes it a skill
+    return any(path == d or path.startswith(d.rstrip("/") + "/") for d in declared)
 
 
 def _has_frontmatter(repo: Repo, path: str) -> bool:
