@@ -136,6 +136,12 @@ BUILTIN_SKILLS = [
 ]  # fmt: skip
 
 # Claude Code's hook events (code.claude.com/docs/en/hooks)
+# The SKILL.md keys Claude Code documents beyond the specification's six
+CLAUDE_SKILL_KEYS = [
+    *("when_to_use", "argument-hint", "arguments", "disable-model-invocation", "user-invocable"),
+    *("disallowed-tools", "model", "effort", "context", "agent", "background", "hooks", "paths"),
+    "shell",
+]
 HOOK_EVENTS = [
     "PreToolUse", "PostToolUse", "PostToolUseFailure", "PostToolBatch",
     "PermissionRequest", "PermissionDenied", "Notification", "UserPromptSubmit",
@@ -174,6 +180,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("max-json-depth", INT, 64, "a JSON manifest nested deeper is reported (DC007) and not parsed"),
     Setting("skills", GLOBS, ["skills/*/SKILL.md"], "skill files; the folder name is the skill's name"),
     Setting("skill-allowed-keys", optional(STRINGS), None, "SKILL.md frontmatter keys allowed (DC506); null: any key"),
+    Setting("claude-skill-keys", STRINGS, CLAUDE_SKILL_KEYS, "keys Claude Code documents for skills, allowed too in a skill kept in a folder named for Claude (`.claude/skills/`, `claude-code-skills/`), whatever the pack (DC506)"),
     Setting("skill-name-max", INT, 64, "longest skill name (DC502)"),
     Setting("skill-description-max", INT, 1024, "longest description (DC504)"),
     Setting("skill-compatibility-max", INT, 500, "longest `compatibility` (DC505)"),

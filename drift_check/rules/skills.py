@@ -212,21 +212,30 @@ def skill_unknown_key(facts: Facts) -> Iterator[Hit]:
     specification's six in `agent-skills`, those and the keys Claude Code documents
     (`argument-hint`, `disable-model-invocation`, `when_to_use`, ...) in `claude-code`. A key
     neither documents, such as the `version:` real plugins often add, is reported under both.
+    A skill kept in a folder named for Claude (`.claude/skills/`, `claude-code-skills/`) is
+    written for Claude Code: its keys (`claude-skill-keys`) are allowed there under any pack.
     Move custom data under `metadata`.
     """
     allowed = set(facts.settings["skill-allowed-keys"] or ())  # null: any key
     if not allowed:
         return
+    claude = allowed | set(facts.settings["claude-skill-keys"])
     for skill in _skills(facts):
         keys = skill.frontmatter or {}
+        here = claude if _for_claude(skill.path) else allowed
         for key in sorted(keys, key=lambda k: (skill.frontmatter_lines.get(str(k), 0), str(k))):
-            if str(key) not in allowed:
+            if str(key) not in here:
                 yield Hit(
                     _at(skill, str(key)),
                     f"skill `{skill.name}` has key `{key}`, which the {facts.preset} preset does"
                     " not allow; move it under `metadata`, or allow it in your config"
                     " (`skill-allowed-keys`) if your own tooling reads it there",
                 )
+
+
+def _for_claude(path: str) -> bool:
+    """A skill kept in a folder named for Claude (`.claude/skills/x/`, `claude-code-skills/`)."""
+    return any("claude" in folder.lower() for folder in path.split("/")[:-1])
 
 
 @rule(
