@@ -55,10 +55,14 @@ def name_uses(sources: Iterable[Source], names: set[str]) -> dict[str, tuple[Pos
 
 
 def _alone(text: str, start: int, end: int) -> bool:
-    """No word character or hyphen on either side of `text[start:end]`."""
-    return not (start and _in_name(text[start - 1])) and not (
-        end < len(text) and _in_name(text[end])
-    )
+    """No word character or hyphen on either side of `text[start:end]`, and no part of a file
+    name: not after a `.` (`.pdf`, `report.pdf` do not use a skill named `pdf`), nor before
+    one that a word character follows (`pdf.py`)."""
+    if start and (_in_name(text[start - 1]) or text[start - 1] == "."):
+        return False
+    if end < len(text) and _in_name(text[end]):
+        return False
+    return not (text[end : end + 1] == "." and _in_name(text[end + 1 : end + 2] or " "))
 
 
 def _in_name(ch: str) -> bool:

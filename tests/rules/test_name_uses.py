@@ -15,10 +15,11 @@ from drift_check.scanners.names import name_uses
 
 
 def reference(sources: list[Source], names: set[str]) -> dict[str, tuple[Position, ...]]:
-    """The definition: each name as a whole word (no word character or hyphen beside it)."""
+    """The definition: each name as a whole word (no word character or hyphen beside it), not
+    part of a file name (no `.` before it, no `.` and a word character after it)."""
     found: dict[str, list[Position]] = {}
     for name in sorted(n for n in names if n):
-        pattern = re.compile(r"(?<![\w-])" + re.escape(name) + r"(?![\w-])")
+        pattern = re.compile(r"(?<![\w.-])" + re.escape(name) + r"(?![\w-])(?!\.[\w-])")
         for source in sources:
             for m in pattern.finditer(source.text):
                 found.setdefault(name, []).append(source.position(m.start()))
@@ -35,6 +36,7 @@ NAMES = st.sets(st.lists(PIECES, min_size=1, max_size=3).map("".join), max_size=
 @given(st.lists(TEXT, min_size=1, max_size=3), NAMES)
 @example(["a.a.a"], {"a.a"})  # a name's uses overlap: the first is taken, as a regex does
 @example(["x a-b a_b ab-"], {"a", "ab", "b"})
+@example(["a .pdf b.pdf pdf.py pdf. pdf"], {"pdf"})  # a file name's parts are not uses
 def test_one_pass_finds_what_a_regex_per_name_finds(texts: list[str], names: set[str]) -> None:
     sources = [Source(f"f{i}.md", text) for i, text in enumerate(texts)]
     assert name_uses(sources, names) == reference(sources, names)
