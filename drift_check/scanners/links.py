@@ -205,6 +205,11 @@ _LINK_SPAN = lazy(r"!?\[[^\[\]\n]*+\]\([^)\n]*+\)|^[ ]{0,3}\[[^\[\]\n]++\]:.*+")
 # a longer word, URL or variable. A full stop that ends the sentence is not taken.
 _PROSE_PATH = lazy(r"(?<![\w/.@$~:\\%+-])\.?[\w-]++(?:[./][\w-]++)++/?+")
 _EXTENSION = lazy(r"\.[A-Za-z][A-Za-z0-9]{0,7}\Z")
+# A line that starts with an "Example:" label (a list item, bold or not) up to the path: the
+# path shows what such a file could be (a guide to writing skills), not a file of this one.
+_EXAMPLE_LABEL = lazy(
+    r"[ \t]*+(?:[-*+][ \t]++)?+[*_]*+(?:for )?examples?[*_]*+[ \t]*+:[*_ \t`]*+\Z", re.I
+)
 # Characters and runs that make a path a pattern or a slot to fill, not a file.
 _TEMPLATED = lazy(r"[{}<>$*?\[\]%|=()@:;,!#'\"\\~^+]|\.\.\.|…|YYYY|XXX|NNN")
 # Words near a path saying the bundle does not ship it: the reader creates it, a tool writes
@@ -329,6 +334,8 @@ def _line_mentions(
     for at, path, in_code in found:
         if not _shaped(path, in_code):
             continue
+        if at < 40 and _EXAMPLE_LABEL.match(line, 0, at):
+            continue  # `- **Example**: scripts/rotate.py`: what such a file could be
         end = at + len(path)
         if verbs is None:
             verbs = words.find(line)
