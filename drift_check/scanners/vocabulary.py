@@ -58,6 +58,7 @@ from drift_check.scanners.state_code import (
     python_lists,
     typescript_lists,
 )
+from drift_check.settings import HOOK_EVENTS
 
 _UPPER = lazy(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*\Z")
 _TEMPLATE_HEAD = lazy(
@@ -674,13 +675,18 @@ def _json_block(path: str, content: str, before: int, contract: str) -> Block | 
     return _loose(path, content, before, contract)
 
 
+_HOOKS = frozenset(HOOK_EVENTS)
+
+
 def _leaves(root: JsonValue) -> list[Leaf]:
     out: list[Leaf] = []
     todo: list[tuple[JsonValue, tuple[str, ...]]] = [(root, ())]
     while todo:
         node, path = todo.pop()
         if node.kind == "object":
-            todo.extend((m.value, (*path, m.key)) for m in node.value)
+            # a hooks configuration shown in a document holds tool patterns, not states
+            # (`"PreToolUse": [{"matcher": "Edit|Write"}]`)
+            todo.extend((m.value, (*path, m.key)) for m in node.value if m.key not in _HOOKS)
         elif node.kind == "array":
             todo.extend((item, path) for item in node.value)
         elif node.kind == "string" and path:
