@@ -330,9 +330,9 @@ def missing_bundled_file(facts: Facts) -> Iterator[Hit]:
     is checked only where it must mean the bundle: its first folder is a folder of the skill
     (or, for an agent, of the plugin), a file name the text places "in this directory", or a
     file whose name differs only by case from one beside it. Templated paths (`{lang}/x`,
-    `<name>.md`, `$VAR/x`, globs), paths the line says are created or written, a path an
-    `Example:` label introduces (a guide to writing skills shows what a file could be), `./`
-    and `~` paths, URLs and paths in fenced blocks are not checked.
+    `<name>.md`, `$VAR/x`, globs), paths the line says are created or written (or will be,
+    or would be), a path an `Example:` label introduces (a guide to writing skills shows what
+    a file could be), `./` and `~` paths, URLs and paths in fenced blocks are not checked.
     """
     first: dict[tuple[str, str], Hit] = {}  # one finding per file and missing path
     count: dict[tuple[str, str], int] = {}

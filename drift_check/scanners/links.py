@@ -219,15 +219,15 @@ _NOT_BUNDLED = (
     r"\b(?:creat\w*|writ(?:e|es|ing|ten)|wrote|generat\w*|outputs?|"
     r"sav(?:e|es|ed|ing)|produc\w*|emit\w*|scaffold\w*|touch|mkdir|append\w*|initiali[sz]\w*|"
     r"render\w*|export\w*|dump\w*|renam\w*|mov(?:e|es|ed|ing)|cop(?:y|ies|ied|ying)|"
-    r"download\w*|becomes?|new file|will (?:be|contain|hold|live)|"
+    r"download\w*|becomes?|new file|w(?:ill|ould) (?:be|contain|hold|live)|"
     r"your|the user's|(?:the|this) (?:project|repo|repository|codebase|workspace)(?:'s)?)\b"
 )
 # The lowercase text every match of `_NOT_BUNDLED` contains: a line with none has no match.
 _NOT_BUNDLED_PARTS = (
     *("creat", "writ", "wrote", "generat", "output", "sav", "produc", "emit", "scaffold"),
     *("touch", "mkdir", "append", "initiali", "render", "export", "dump", "renam", "mov"),
-    *("cop", "download", "become", "your", "new file", "will ", "user's", "project", "repo"),
-    *("codebase", "workspace"),
+    *("cop", "download", "become", "your", "new file", "will ", "would ", "user's", "project"),
+    *("repo", "codebase", "workspace"),
 )
 
 

@@ -79,6 +79,7 @@ VERB_WORDS = st.sampled_from(
         *("appended", "initialise", "initializes", "render", "export", "dump", "renamed"),
         *("move", "moving", "copy", "copies", "download", "becomes", "your", "YOUR"),
         *("new file", "New File", "will be", "will contain", "the user's", "the project's"),
+        *("would be", "Would live", "would", "wouldn't be"),
         *("this repo", "the repository", "the codebase", "THE WORKSPACE", "the   project"),
         *("recreate", "overwrite", "scope", "remove", "savvy", "projects", "reporter", "be"),
         # case folds a lowercased ASCII line never has: long s, Kelvin sign, dotted capital I
