@@ -135,13 +135,15 @@ BUILTIN_SKILLS = [
     "security-review", "simplify", "update-config",
 ]  # fmt: skip
 
-# Claude Code's hook events (code.claude.com/docs/en/hooks)
-# The SKILL.md keys Claude Code documents beyond the specification's six
+# The SKILL.md keys Claude Code documents beyond the specification's six (the claude-code
+# pack's `skill-allowed-keys` holds both; tests/rules/test_packs.py keeps them in step)
 CLAUDE_SKILL_KEYS = [
     *("when_to_use", "argument-hint", "arguments", "disable-model-invocation", "user-invocable"),
     *("disallowed-tools", "model", "effort", "context", "agent", "background", "hooks", "paths"),
     "shell",
 ]
+
+# Claude Code's hook events (code.claude.com/docs/en/hooks)
 HOOK_EVENTS = [
     "PreToolUse", "PostToolUse", "PostToolUseFailure", "PostToolBatch",
     "PermissionRequest", "PermissionDenied", "Notification", "UserPromptSubmit",

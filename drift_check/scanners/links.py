@@ -334,7 +334,7 @@ def _line_mentions(
     for at, path, in_code in found:
         if not _shaped(path, in_code):
             continue
-        if at < 40 and _EXAMPLE_LABEL.match(line, 0, at):
+        if at < 40 and _EXAMPLE_LABEL.match(line, 0, at):  # a label is a few characters
             continue  # `- **Example**: scripts/rotate.py`: what such a file could be
         end = at + len(path)
         if verbs is None:

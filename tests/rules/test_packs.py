@@ -235,3 +235,14 @@ def test_packs_command_names_a_file_that_is_not_a_pack(tmp_path: Path, cli, monk
         "drift-check: missing.yaml: no such rule pack file",
         "drift-check: notes.txt: a rule pack file ends in .yaml or .yml",
     ]
+
+
+def test_claude_code_skill_keys_are_the_specifications_and_claude_codes() -> None:
+    """DC506 allows `claude-skill-keys` in folders named for Claude under any pack; the
+    claude-code pack allows them everywhere. The two lists must not drift apart."""
+    from drift_check.config import load_pack
+    from drift_check.settings import CLAUDE_SKILL_KEYS
+
+    spec = load_pack("agent-skills", ".").settings["skill-allowed-keys"]
+    claude = load_pack("claude-code", ".").settings["skill-allowed-keys"]
+    assert sorted(claude) == sorted([*spec, *CLAUDE_SKILL_KEYS])
