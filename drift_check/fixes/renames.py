@@ -30,7 +30,7 @@ def rename(facts: Facts, path: str, key_lines: dict[str, int], old: object, new:
     places = ", ".join(f"{p.path}:{p.line}" for p in uses[:_LISTED])
     if len(uses) > _LISTED:
         places += f" and {len(uses) - _LISTED} more"
-    note = f"; `{old}` is still used at {places}: rename those too"
+    note = f"; `{old}` is still used at {places}: rename those that mean this one"
     if fix is not None:
         fix = fix._replace(
             description=f"{fix.description} (unsafe: `{old}` is still used at {places})",
