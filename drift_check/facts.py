@@ -4,18 +4,16 @@ Scanners build these facts from files; rules read them and never touch the file 
 Every fact that a finding can point at carries a `Position` (1-based line and column).
 """
 
-import re
 from array import array
 from bisect import bisect_right
 from functools import total_ordering
+from itertools import accumulate
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 if TYPE_CHECKING:
     from drift_check.config import Config
     from drift_check.markers import Index  # built from the facts below, by the scan
     from drift_check.validation import Contracts  # the schemas' validators, built on first use
-
-_NEWLINE = re.compile("\n")
 
 
 def text_digest(data: bytes) -> int:
@@ -283,8 +281,10 @@ class Source:
         """The offset where each line starts: one more entry than the text has `\\n`s."""
         if self._starts is None:
             text = self.text
-            starts = array("q" if len(text) >= 1 << 32 else "I", [0])
-            starts.extend(m.end() for m in _NEWLINE.finditer(text))
+            # each line's length plus its newline, summed in C: the start of the next line
+            lengths = map((1).__add__, map(len, text.split("\n")))
+            starts = array("q" if len(text) >= 1 << 32 else "I", accumulate(lengths, initial=0))
+            starts.pop()  # past the end of the text
             if self._text is not None:  # kept only with the text they index
                 self._starts = starts
             return starts
@@ -760,12 +760,14 @@ class SchemaFile:
     __slots__ = (
         "_document",
         "_locator",
+        "conditions",
         "examples",
         "identifier",
         "names",
         "owner",
         "path",
         "plain",
+        "refs",
         "role",
         "source",
         "subresources",
@@ -785,6 +787,8 @@ class SchemaFile:
         valid: bool = True,
         locator: Any = None,
         subresources: bool = True,
+        refs: bool = True,
+        conditions: bool = True,
     ) -> None:
         self.path = path
         self.source = source
@@ -800,6 +804,10 @@ class SchemaFile:
         # whether a crawl of it (`referencing`) would find an anchor or an `$id` below the
         # root; True unless the scan could tell from the text that it would not
         self.subresources = subresources
+        # whether it may have a `$ref` key, an `if` key: True unless the scan could tell from
+        # the text that it has none (the walks that look for them are then spared)
+        self.refs = refs
+        self.conditions = conditions
 
     def __repr__(self) -> str:
         return f"SchemaFile({self.path!r})"

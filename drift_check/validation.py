@@ -781,6 +781,8 @@ def meta_problems(facts: Facts, path: str) -> list[tuple[str, str]]:
 
 def _local_refs(schema: SchemaFile) -> list[tuple[str, str]]:
     """(pointer of the `$ref` value, the reference) for each `"$ref": "#..."`."""
+    if not schema.refs:
+        return []
     out: list[tuple[str, str]] = []
     todo: list[tuple[str, Any]] = [("", schema.plain)]
     while todo:
@@ -808,7 +810,7 @@ class VacuousIf(NamedTuple):
 
 def vacuous_ifs(schema: SchemaFile) -> list[VacuousIf]:
     """Each `if` that tests a property its level does not have (see DC922)."""
-    if not schema.valid:
+    if not schema.valid or not schema.conditions:
         return []
     declared_at: dict[str, str] = {}  # key -> first `properties` pointer declaring it
     # (level pointer, level, the `if`'s pointer, the `if`)

@@ -100,6 +100,8 @@ def scan_schemas(
             _examples(document),
             locator=locator,
             subresources=_subresources(source.text, document),
+            refs=_may_hold_key(source.text, "$ref"),
+            conditions=_may_hold_key(source.text, "if"),
         )
     return out
 
@@ -120,6 +122,12 @@ def _subresources(text: str, document: Any) -> bool:
     if isinstance(root, str) and root.startswith("#"):
         return True  # a draft 6-7 anchor
     return '"id"' in text and ("draft-04" in text or "draft-03" in text)
+
+
+def _may_hold_key(text: str, key: str) -> bool:
+    """Whether a JSON text may have `key` as a member name: written as it is in quotes, or
+    spelt with a `\\u` escape."""
+    return f'"{key}"' in text or "\\u" in text
 
 
 def _text(document: Any, key: str) -> str:

@@ -236,6 +236,8 @@ class _Token(NamedTuple):
 
 def _without_comment(text: str) -> str:
     """The text before a ` # comment` (a `#` after a blank, outside quotes)."""
+    if "#" not in text:
+        return text.rstrip()  # most values: no character to look at one by one
     quote = ""
     for i, c in enumerate(text):
         if quote:

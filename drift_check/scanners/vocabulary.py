@@ -27,6 +27,7 @@ import posixpath
 import re
 from bisect import bisect_right
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 from drift_check.facts import (
@@ -449,7 +450,9 @@ def alternatives(leaf: Leaf) -> tuple[StateName, ...] | None:
     return tuple(out) if len(out) >= 2 else None
 
 
+@lru_cache(maxsize=4096)
 def _words(text: str) -> str:
+    # a pure function of names that repeat from file to file (`<JOB_NAME>`, `Status`)
     return " ".join(name_words(text.replace("`", "")))
 
 
