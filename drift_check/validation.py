@@ -62,6 +62,8 @@ class Contracts:
         self._root: Any = None  # jsonschema's, built on first use
         self._validators: dict[str, Any] = {}
         self._errors: dict[tuple[str, str, str], list[Any]] = {}  # by schema and instance
+        self._lookups: dict[tuple[str, tuple[str, ...]], Lookup] = {}
+        self._roots: dict[str, Levels] = {}  # each schema's top level, expanded
         self._blocks: dict[tuple[str, Position], list[Violation]] = {}
         self._meta: Any = None
 
@@ -288,8 +290,17 @@ class Contracts:
     def lookup(self, path: str, fields: tuple[str, ...]) -> Lookup:
         """Follow `fields` (`"[]"` for an array's items) down the schema at `path`, through
         `$ref`, `allOf`/`anyOf`/`oneOf`, `then`/`else` and array `items`; a key is matched
-        exactly, else case-insensitively (`JOB_NAME` for `job_name`)."""
-        levels = self._expand([self.plain[path]], path)
+        exactly, else case-insensitively (`JOB_NAME` for `job_name`). Each is worked out
+        once: tables, readers and dispatches of one contract look up the same fields."""
+        found = self._lookups.get((path, fields))
+        if found is None:
+            found = self._lookups[(path, fields)] = self._lookup(path, fields)
+        return found
+
+    def _lookup(self, path: str, fields: tuple[str, ...]) -> Lookup:
+        levels = self._roots.get(path)
+        if levels is None:
+            levels = self._roots[path] = self._expand([self.plain[path]], path)
         result = Lookup("open", "", None)
         for key in fields:
             if key == "[]" or key.isdigit():
@@ -789,14 +800,19 @@ def _local_refs(schema: SchemaFile) -> list[tuple[str, str]]:
         pointer, node = todo.pop()
         if isinstance(node, dict):
             for key, value in node.items():
-                child = f"{pointer}/{escape_pointer(key)}"
                 if key == "$ref" and isinstance(value, str):
                     if value.startswith("#"):
-                        out.append((child, value))
-                elif key not in ("enum", "const", "examples", "default"):
-                    todo.append((child, value))
+                        out.append((f"{pointer}/{escape_pointer(key)}", value))
+                elif key not in ("enum", "const", "examples", "default") and isinstance(
+                    value, (dict, list)
+                ):
+                    todo.append((f"{pointer}/{escape_pointer(key)}", value))
         elif isinstance(node, list):
-            todo.extend((f"{pointer}/{i}", item) for i, item in enumerate(node))
+            todo.extend(
+                (f"{pointer}/{i}", item)
+                for i, item in enumerate(node)
+                if isinstance(item, (dict, list))
+            )
     return sorted(out)
 
 
@@ -834,12 +850,14 @@ def vacuous_ifs(schema: SchemaFile) -> list[VacuousIf]:
             )
             conditions.append((level_pointer, level, f"{pointer}/if", condition))
         for key, value in node.items():
+            if key in ("enum", "const", "examples", "default"):
+                continue
+            if not isinstance(value, (dict, list)):
+                continue  # nothing below it
             child = f"{pointer}/{escape_pointer(key)}"
             if key == "properties" and isinstance(value, dict) and "/if" not in child:
                 for prop in value:
                     declared_at.setdefault(prop, child)
-            if key in ("enum", "const", "examples", "default"):
-                continue
             todo.append((child, value, pointer, node))
     out = []
     for level_pointer, level, if_pointer, condition in conditions:

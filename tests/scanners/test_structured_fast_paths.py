@@ -15,7 +15,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from drift_check.facts import Source
+from drift_check import validation
+from drift_check.facts import SchemaFile, Source, escape_pointer
 from drift_check.scanners import schemas, structured
 
 pytestmark = pytest.mark.slow  # hypothesis: fast paths against the code they replaced
@@ -106,3 +107,109 @@ def test_may_hold_key_sees_an_escaped_key() -> None:
     text = '{"\\u0024ref": "#/x", "\\u0069f": {}}'
     assert {"$ref", "if"} <= keys_of(json.loads(text))
     assert schemas._may_hold_key(text, "$ref") and schemas._may_hold_key(text, "if")
+
+
+# --- schema walks: only objects and arrays are visited -----------------------------------
+
+
+def reference_local_refs(plain: Any) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    todo: list[tuple[str, Any]] = [("", plain)]
+    while todo:
+        pointer, node = todo.pop()
+        if isinstance(node, dict):
+            for key, value in node.items():
+                child = f"{pointer}/{escape_pointer(key)}"
+                if key == "$ref" and isinstance(value, str):
+                    if value.startswith("#"):
+                        out.append((child, value))
+                elif key not in ("enum", "const", "examples", "default"):
+                    todo.append((child, value))
+        elif isinstance(node, list):
+            todo.extend((f"{pointer}/{i}", item) for i, item in enumerate(node))
+    return sorted(out)
+
+
+def reference_vacuous_ifs(schema: SchemaFile) -> list[Any]:
+    declared_at: dict[str, str] = {}
+    conditions: list[tuple[str, Any, str, dict[str, Any]]] = []
+    todo: list[tuple[str, Any, str, Any]] = [("", schema.plain, "", None)]
+    while todo:
+        pointer, node, parent_pointer, parent = todo.pop()
+        if isinstance(node, list):
+            todo.extend(
+                (f"{pointer}/{i}", item, parent_pointer, parent) for i, item in enumerate(node)
+            )
+            continue
+        if not isinstance(node, dict):
+            continue
+        condition = node.get("if")
+        if isinstance(condition, dict):
+            in_branch = pointer.rsplit("/", 2)[-2:-1] in (["allOf"], ["anyOf"], ["oneOf"])
+            level_pointer, level = (
+                (parent_pointer, parent) if in_branch and parent is not None else (pointer, node)
+            )
+            conditions.append((level_pointer, level, f"{pointer}/if", condition))
+        for key, value in node.items():
+            child = f"{pointer}/{escape_pointer(key)}"
+            if key == "properties" and isinstance(value, dict) and "/if" not in child:
+                for prop in value:
+                    declared_at.setdefault(prop, child)
+            if key in ("enum", "const", "examples", "default"):
+                continue
+            todo.append((child, value, pointer, node))
+    out = []
+    for level_pointer, level, if_pointer, condition in conditions:
+        keys = validation._level_keys(schema, level)
+        tested = condition.get("properties")
+        if keys is None or not isinstance(tested, dict):
+            continue
+        required = condition.get("required")
+        required_keys = (
+            {v for v in required if isinstance(v, str)} if isinstance(required, list) else set()
+        )
+        closed = any(
+            level.get(k) is False for k in ("additionalProperties", "unevaluatedProperties")
+        )
+        for key in tested:
+            elsewhere = declared_at.get(key, "")
+            if key in keys or not (closed or elsewhere):
+                continue
+            at = f"{if_pointer}/properties/{escape_pointer(key)}"
+            position = schema.position(at, key=True)
+            out.append(
+                validation.VacuousIf(position, level_pointer, key, key in required_keys, elsewhere)
+            )
+    return sorted(out)
+
+
+SCHEMA_KEY = st.sampled_from(
+    [
+        *("$ref", "if", "then", "properties", "allOf", "anyOf", "required", "enum", "const"),
+        *("additionalProperties", "a", "b", "a/b", "~"),
+    ]
+)
+SCHEMA = st.recursive(
+    st.one_of(st.booleans(), st.just("#/properties/a"), st.just("#"), st.just("a"), st.none()),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.dictionaries(SCHEMA_KEY, inner, max_size=4)
+    ),
+    max_leaves=24,
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.dictionaries(SCHEMA_KEY, SCHEMA, max_size=5))
+@example(
+    {
+        "properties": {"a": {}},
+        "additionalProperties": False,
+        "allOf": [{"if": {"properties": {"b": {"const": 1}}, "required": ["b"]}}],
+        "then": {"$ref": "#/properties/a"},
+    }
+)
+def test_schema_walks_agree(document: dict[str, Any]) -> None:
+    text = json.dumps(document, indent=1)
+    schema = SchemaFile("s.schema.json", Source("s.schema.json", text), document, "", "", (), "")
+    assert validation._local_refs(schema) == reference_local_refs(document)
+    assert validation.vacuous_ifs(schema) == reference_vacuous_ifs(schema)
