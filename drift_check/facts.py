@@ -893,6 +893,17 @@ def escape_pointer(key: str) -> str:
     return key.replace("~", "~0").replace("/", "~1")
 
 
+def chained_pointer(chain: list[tuple[int, str | int]], at: int) -> str:
+    """The JSON pointer of the node at index `at` of a walk's `chain`, which holds for each
+    node met (the document at 0) its parent's index and its key or array index: a walk
+    keeps that and spells the pointers of the few nodes that need one."""
+    parts = []
+    while at > 0:
+        at, key = chain[at]
+        parts.append(escape_pointer(key) if isinstance(key, str) else str(key))
+    return "".join(f"/{p}" for p in reversed(parts))
+
+
 def json_at(node: JsonValue, pointer: str) -> JsonValue | None:
     """The node of `node` at a JSON pointer (`/properties/status`; "" is `node` itself)."""
     if pointer.startswith("#"):

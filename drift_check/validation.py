@@ -27,6 +27,7 @@ from drift_check.facts import (
     SchemaFile,
     SchemaPointer,
     StructuredBlock,
+    chained_pointer,
     escape_pointer,
     plain_at,
 )
@@ -831,22 +832,31 @@ def vacuous_ifs(schema: SchemaFile) -> list[VacuousIf]:
     declared_at: dict[str, str] = {}  # key -> first `properties` pointer declaring it
     # (level pointer, level, the `if`'s pointer, the `if`)
     conditions: list[tuple[str, Any, str, dict[str, Any]]] = []
-    todo: list[tuple[str, Any, str, Any]] = [("", schema.plain, "", None)]
+    # each object or array met: (its parent's index here, its key or index); a pointer is
+    # spelt only for an `if`'s level and a `properties`
+    chain: list[tuple[int, str | int]] = [(-1, "")]
+    # (the node's index in `chain`, the node, its parent object's index, the parent object)
+    todo: list[tuple[int, Any, int, Any]] = [(0, schema.plain, 0, None)]
     while todo:
-        pointer, node, parent_pointer, parent = todo.pop()
+        at, node, parent_at, parent = todo.pop()
         if isinstance(node, list):
-            todo.extend(
-                (f"{pointer}/{i}", item, parent_pointer, parent) for i, item in enumerate(node)
-            )
+            for i, item in enumerate(node):
+                if isinstance(item, (dict, list)):
+                    chain.append((at, i))
+                    todo.append((len(chain) - 1, item, parent_at, parent))
             continue
         if not isinstance(node, dict):
-            continue
+            continue  # a boolean schema
+        pointer = None
         condition = node.get("if")
         if isinstance(condition, dict):
+            pointer = chained_pointer(chain, at)
             # an `if` inside `allOf` entries tests the level holding the `allOf`
             in_branch = pointer.rsplit("/", 2)[-2:-1] in (["allOf"], ["anyOf"], ["oneOf"])
             level_pointer, level = (
-                (parent_pointer, parent) if in_branch and parent is not None else (pointer, node)
+                (chained_pointer(chain, parent_at), parent)
+                if in_branch and parent is not None
+                else (pointer, node)
             )
             conditions.append((level_pointer, level, f"{pointer}/if", condition))
         for key, value in node.items():
@@ -854,11 +864,14 @@ def vacuous_ifs(schema: SchemaFile) -> list[VacuousIf]:
                 continue
             if not isinstance(value, (dict, list)):
                 continue  # nothing below it
-            child = f"{pointer}/{escape_pointer(key)}"
-            if key == "properties" and isinstance(value, dict) and "/if" not in child:
-                for prop in value:
-                    declared_at.setdefault(prop, child)
-            todo.append((child, value, pointer, node))
+            if key == "properties" and isinstance(value, dict):
+                pointer = chained_pointer(chain, at) if pointer is None else pointer
+                child = f"{pointer}/properties"
+                if "/if" not in child:
+                    for prop in value:
+                        declared_at.setdefault(prop, child)
+            chain.append((at, key))
+            todo.append((len(chain) - 1, value, at, node))
     out = []
     for level_pointer, level, if_pointer, condition in conditions:
         keys = _level_keys(schema, level)

@@ -41,7 +41,7 @@ from drift_check.facts import (
     SchemaExample,
     SchemaFile,
     StructuredBlock,
-    escape_pointer,
+    chained_pointer,
 )
 from drift_check.scanners.files import Repo, glob_pattern
 from drift_check.scanners.json_parser import JsonSyntaxError, Locator, parse_plain
@@ -177,22 +177,32 @@ def _examples(document: Any) -> tuple[SchemaExample, ...]:
     a node's before its subschemas'. Values inside `enum`, `const`, `examples` and
     `default` are data, not subschemas."""
     out: list[SchemaExample] = []
-    todo: list[tuple[str, Any]] = [("", document)]
+    # each object or array met, as (its parent's index here, its key or index): a pointer
+    # is spelt only for the few that hold an `examples` or a `default`
+    chain: list[tuple[int, str | int]] = [(-1, "")]
+    todo: list[tuple[int, Any]] = [(0, document)]
     while todo:
-        pointer, node = todo.pop()
+        at, node = todo.pop()
         if isinstance(node, list):
-            todo.extend((f"{pointer}/{i}", item) for i, item in reversed(list(enumerate(node))))
+            for i in range(len(node) - 1, -1, -1):
+                if isinstance(node[i], (dict, list)):
+                    chain.append((at, i))
+                    todo.append((len(chain) - 1, node[i]))
             continue
         if not isinstance(node, dict):
             continue
         below = []
+        pointer = None
         for key, value in node.items():
             if key == "examples" and isinstance(value, list):
+                pointer = chained_pointer(chain, at) if pointer is None else pointer
                 out.extend(SchemaExample(pointer, "examples", i, v) for i, v in enumerate(value))
             elif key == "default":
+                pointer = chained_pointer(chain, at) if pointer is None else pointer
                 out.append(SchemaExample(pointer, "default", 0, value))
             elif key not in ("enum", "const", "examples") and isinstance(value, (dict, list)):
-                below.append((f"{pointer}/{escape_pointer(key)}", value))
+                chain.append((at, key))
+                below.append((len(chain) - 1, value))
         todo.extend(reversed(below))
     return tuple(out)
 

@@ -213,3 +213,44 @@ def test_schema_walks_agree(document: dict[str, Any]) -> None:
     schema = SchemaFile("s.schema.json", Source("s.schema.json", text), document, "", "", (), "")
     assert validation._local_refs(schema) == reference_local_refs(document)
     assert validation.vacuous_ifs(schema) == reference_vacuous_ifs(schema)
+
+
+def reference_examples(document: Any) -> tuple[Any, ...]:
+    out: list[Any] = []
+    todo: list[tuple[str, Any]] = [("", document)]
+    while todo:
+        pointer, node = todo.pop()
+        if isinstance(node, list):
+            todo.extend((f"{pointer}/{i}", item) for i, item in reversed(list(enumerate(node))))
+            continue
+        if not isinstance(node, dict):
+            continue
+        below = []
+        for key, value in node.items():
+            if key == "examples" and isinstance(value, list):
+                out.extend(
+                    schemas.SchemaExample(pointer, "examples", i, v) for i, v in enumerate(value)
+                )
+            elif key == "default":
+                out.append(schemas.SchemaExample(pointer, "default", 0, value))
+            elif key not in ("enum", "const", "examples") and isinstance(value, (dict, list)):
+                below.append((f"{pointer}/{escape_pointer(key)}", value))
+        todo.extend(reversed(below))
+    return tuple(out)
+
+
+EXAMPLE_KEY = st.sampled_from(["examples", "default", "enum", "const", "properties", "a/b", "~x"])
+EXAMPLE_DOCUMENT = st.recursive(
+    st.one_of(st.integers(0, 3), st.just("x"), st.none()),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.dictionaries(EXAMPLE_KEY, inner, max_size=4)
+    ),
+    max_leaves=24,
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(EXAMPLE_DOCUMENT)
+@example({"properties": {"a/b": {"examples": [1], "default": 2}}, "items": [{}, {"default": 3}]})
+def test_schema_examples_agree(document: Any) -> None:
+    assert schemas._examples(document) == reference_examples(document)
