@@ -420,10 +420,9 @@ def _check_text(
             return None
     elif _join(base, mention.path.split("/", 1)[0]) not in facts.existing_dirs:
         return None  # no folder of the bundle starts it: a path of the user's project, perhaps
-    message = (
-        f"`{mention.path}` is not in {where} (`{target}` does not exist); add the file or"
-        " fix the path"
-    )
+    # a plugin at the repository's root: the path is its own target
+    at = f"`{target}` does not exist" if target != mention.path else "here, the repository's root"
+    message = f"`{mention.path}` is not in {where} ({at}); add the file or fix the path"
     return target, Hit(mention.position, message)
 
 
