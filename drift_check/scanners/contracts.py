@@ -15,7 +15,7 @@ from drift_check.facts import (
     Structured,
     StructuredBlock,
 )
-from drift_check.scanners.files import Repo, matches
+from drift_check.scanners.files import Repo, build_output, matches
 
 
 def build_structured(
@@ -80,9 +80,12 @@ def build_structured(
         from drift_check.scanners.code_reads import CODE_SUFFIXES, code_reads
 
         code = [
-            p for p in repo.files() if p.endswith(CODE_SUFFIXES) and not (skip and matches(p, skip))
+            p
+            for p in repo.files()
+            if p.endswith(CODE_SUFFIXES) and not (skip and matches(p, skip)) and not build_output(p)
         ]
-        sources = [s for s in (repo.read(p) for p in code) if s is not None]
+        read = (repo.read(p) for p in code)
+        sources = [s for s in read if s is not None and not build_output(s.path, s.text)]
         reads.extend(code_reads(sources, by_name))
     return Structured(schemas, tuple(paired), tuple(paired_tables), tuple(reads), by_name)
 

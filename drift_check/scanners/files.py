@@ -23,6 +23,26 @@ SKIPPED_DIRS = frozenset(
     {".git", ".hg", ".svn", "node_modules", ".venv", "venv", "__pycache__", ".tox", ".mypy_cache"}
 )
 _Ignores = list[tuple[str, tuple[IgnorePattern, ...]]]  # (folder prefix, its patterns)
+# Folders a build writes code into (ruff leaves the same names out of its checks): a bundle
+# there restates the sources beside it, and its megabytes take seconds to search.
+BUILD_DIRS = frozenset({"dist", "build", "_build", "buck-out", "site-packages"})
+# what esbuild and bun (`var __defProp = Object.defineProperty;`) and webpack (`/******/`)
+# write first in a bundle, after a shebang, line comments and blank lines
+_BUNDLE_START = re.compile(
+    r"(?:#![^\n]*\n)?(?:[ \t]*(?://[^\n]*)?\r?\n)*(?:var __(?:create|defProp) = Object\.|/\*{6}/)"
+)
+
+
+def build_output(path: str, text: str | None = None) -> bool:
+    """Whether a code file is what a build wrote: under a build folder, minified
+    (`x.min.js`, `x.bundle.js`), or, given its text, a bundle by its first lines. The states
+    and field reads in it are its sources', found there."""
+    folders, _, name = path.rpartition("/")
+    if folders and not BUILD_DIRS.isdisjoint(folders.split("/")):
+        return True
+    if ".min." in name or ".bundle." in name:
+        return True
+    return text is not None and _BUNDLE_START.match(text) is not None
 
 
 class Limits(NamedTuple):

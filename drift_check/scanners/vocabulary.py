@@ -40,7 +40,7 @@ from drift_check.facts import (
     Vocabulary,
     escape_pointer,
 )
-from drift_check.scanners.files import Repo, glob_pattern, matches
+from drift_check.scanners.files import Repo, build_output, glob_pattern, matches
 from drift_check.scanners.json_parser import (
     JsonSyntaxError,
     member_values,
@@ -99,7 +99,7 @@ _ACTION_WORDS = frozenset(
     }
 )  # fmt: skip
 _TEST_FILE = lazy(
-    r"(?:^|/)(?:tests?|__tests__|spec)/|(?:^|/)test_[^/]*\Z|_test\.py\Z|\.(?:test|spec)\.[jt]sx?\Z"
+    r"(?:^|/)(?:tests?|__tests__|spec)/|(?:^|/)test_[^/]*\Z|_test\.py\Z|\.(?:test|spec)\.[cm]?[jt]sx?\Z"
 )
 _CODE_EXTENSIONS = (".py", ".ts", ".tsx", ".mts", ".cts", ".js", ".mjs", ".cjs")
 
@@ -1060,6 +1060,7 @@ def _code(groups: list[_Group], repo: Repo, files: list[str]) -> None:
         if path.endswith(_CODE_EXTENSIONS)
         and not path.endswith(".d.ts")
         and not _TEST_FILE.search(path)
+        and not build_output(path)
     ]
     if not code:
         return
@@ -1067,7 +1068,7 @@ def _code(groups: list[_Group], repo: Repo, files: list[str]) -> None:
     quoted = re.compile("[\"'`](" + "|".join(re.escape(n) for n in names) + ")[\"'`]")
     for path in code:
         source = repo.read(path)
-        if source is None:
+        if source is None or build_output(path, source.text):
             continue
         # worth parsing only where some vocabulary's field and two of its states are named
         named = set(quoted.findall(source.text))
