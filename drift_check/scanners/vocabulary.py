@@ -678,7 +678,10 @@ def _json_block(path: str, content: str, before: int, contract: str) -> Block | 
     return _loose(path, content, before, contract)
 
 
-_HOOKS = frozenset(HOOK_EVENTS)
+# keys whose values are not states: the Claude Code hook events (a hooks configuration shown
+# in a document holds tool patterns: `"PreToolUse": [{"matcher": "Edit|Write"}]`) and a
+# hook's `matcher`, a pattern of tool names wherever it is shown (`"matcher": "Read|Write"`)
+_NOT_STATES = frozenset({*HOOK_EVENTS, "matcher"})
 
 
 def _leaves(root: JsonValue) -> list[Leaf]:
@@ -687,9 +690,7 @@ def _leaves(root: JsonValue) -> list[Leaf]:
     while todo:
         node, path = todo.pop()
         if node.kind == "object":
-            # a hooks configuration shown in a document holds tool patterns, not states
-            # (`"PreToolUse": [{"matcher": "Edit|Write"}]`)
-            todo.extend((m.value, (*path, m.key)) for m in node.value if m.key not in _HOOKS)
+            todo.extend((m.value, (*path, m.key)) for m in node.value if m.key not in _NOT_STATES)
         elif node.kind == "array":
             todo.extend((item, path) for item in node.value)
         elif node.kind == "string" and path:
@@ -708,6 +709,8 @@ def _loose(path: str, content: str, before: int, contract: str) -> Block | None:
         starts.append(at + 1)
         at = content.find("\n", at + 1)
     for m in _LOOSE_PAIR.finditer(content):
+        if m.group(1) in _NOT_STATES:
+            continue
         line = bisect_right(starts, m.start(2)) - 1
         column = m.start(2) - starts[line] + 1
         leaves.append(Leaf((m.group(1),), m.group(2), Position(path, before + line + 1, column)))
@@ -851,6 +854,13 @@ def _overlap(a: frozenset[str], b: frozenset[str]) -> bool:
     return shared >= min(2, smaller) and 2 * shared >= smaller
 
 
+def _claims(contract: frozenset[str], keys: frozenset[str]) -> bool:
+    """Whether a block whose object has `keys` is a message of a contract: `_overlap`, but an
+    object of one key claims only a contract of one key (`{"type": "user.interrupt"}` shares
+    its key with every contract that has a `type`, which tells nothing)."""
+    return _overlap(contract, keys) and (len(keys) != 1 or len(contract) <= 1)
+
+
 def _group(definitions: list[Definition]) -> list[_Group]:
     groups: list[_Group] = []
     # each field's groups in the order they were made: all, and those not a schema's enum
@@ -956,7 +966,7 @@ def _emissions(groups: list[_Group], blocks: list[Block]) -> None:
                 (len(group_keys & keys) + 1, alike)
                 for (field, group_keys, configured), alike in candidates.items()
                 if (block.loose or field == leaf.path)
-                and ((configured and not group_keys) or _overlap(group_keys, keys))
+                and ((configured and not group_keys) or _claims(group_keys, keys))
             ]
             best = _best_alike(scored)
             if best is not None:
@@ -1066,6 +1076,7 @@ def _code(groups: list[_Group], repo: Repo, files: list[str]) -> None:
         return
     names = sorted({n for g in groups for n in g.known()}, key=len, reverse=True)
     quoted = re.compile("[\"'`](" + "|".join(re.escape(n) for n in names) + ")[\"'`]")
+    skill_dirs = {posixpath.dirname(f) for f in files if posixpath.basename(f) == "SKILL.md"}
     for path in code:
         source = repo.read(path)
         if source is None or build_output(path, source.text):
@@ -1079,8 +1090,26 @@ def _code(groups: list[_Group], repo: Repo, files: list[str]) -> None:
         ):
             continue
         found = python_lists(source) if path.endswith(".py") else typescript_lists(source)
+        # a skill's own script speaks for that skill: the vocabularies of other skills are
+        # other contracts, however alike their states (a catalogue's `TERMINAL_STATUSES` of
+        # one API beside another API's `status`)
+        skill = _skill_of(path, skill_dirs)
+        if skill is not None:
+            near = [
+                g for g in groups if _skill_of(g.source.position.path, skill_dirs) in (None, skill)
+            ]
         for listed in found:
-            _attach_code(groups, listed)
+            _attach_code(groups if skill is None else near, listed)
+
+
+def _skill_of(path: str, skill_dirs: set[str]) -> str | None:
+    """The skill folder a file lies in (the nearest folder above it holding a SKILL.md)."""
+    folder = posixpath.dirname(path)
+    while folder:
+        if folder in skill_dirs:
+            return folder
+        folder = posixpath.dirname(folder)
+    return "" if "" in skill_dirs else None
 
 
 def _attach_code(groups: list[_Group], listed: CodeList) -> None:
