@@ -352,8 +352,12 @@ def _scan_skills(
     if paths:
         from drift_check.scanners.skills import scan_skill
 
+        others: dict[str, list[str]] = {}  # the skill folders, by their names
         for path in paths:
-            skill = scan_skill(path, repo, settings, problems)
+            folder = path.rpartition("/")[0]
+            others.setdefault(folder.rpartition("/")[2], []).append(folder)
+        for path in paths:
+            skill = scan_skill(path, repo, settings, problems, others)
             if skill is not None:
                 skills[path] = skill
     variants = _variants(repo, components, problems)

@@ -207,9 +207,7 @@ _PROSE_PATH = lazy(r"(?<![\w/.@$~:\\%+-])\.?[\w-]++(?:[./][\w-]++)++/?+")
 _EXTENSION = lazy(r"\.[A-Za-z][A-Za-z0-9]{0,7}\Z")
 # A line that starts with an "Example:" label (a list item, bold or not) up to the path: the
 # path shows what such a file could be (a guide to writing skills), not a file of this one.
-_EXAMPLE_LABEL = lazy(
-    r"[ \t]*+(?:[-*+][ \t]++)?+[*_]*+(?:for )?examples?[*_]*+[ \t]*+:[*_ \t`]*+\Z", re.I
-)
+_EXAMPLE_LABEL = lazy(r"[ \t]*+(?:[-*+][ \t]++)?+[*_]*+(?:for )?examples?[*_]*+[ \t]*+:", re.I)
 # Characters and runs that make a path a pattern or a slot to fill, not a file.
 _TEMPLATED = lazy(r"[{}<>$*?\[\]%|=()@:;,!#'\"\\~^+]|\.\.\.|…|YYYY|XXX|NNN")
 # Words near a path saying the bundle does not ship it: the reader creates it, a tool writes
@@ -331,15 +329,19 @@ def _line_mentions(
         found += [(m.start(), m.group(0), False) for m in _PROSE_PATH.finditer(text, first)]
     out = []
     verbs: list[tuple[int, int]] | None = None  # where the line says "create", "your", ...
+    example: int | None = None  # where the paths a leading `Example:` label introduces start
     for at, path, in_code in found:
         if not _shaped(path, in_code):
             continue
-        if at < 40 and _EXAMPLE_LABEL.match(line, 0, at):  # a label is a few characters
-            continue  # `- **Example**: scripts/rotate.py`: what such a file could be
+        if example is None:
+            label = _EXAMPLE_LABEL.match(line)
+            example = label.end() if label else len(line) + 1
+        if at >= example:
+            continue  # `- **Examples**: scripts/rotate.py, ...`: what such files could be
         end = at + len(path)
         if verbs is None:
             verbs = words.find(line)
-        if verbs and _near(verbs, at, end):
+        if verbs and (_near(verbs, at, end) or _supposed(line, verbs, end)):
             continue
         bare = "/" not in path.rstrip("/")
         here = bare and _is_here(line[end : end + 40])
@@ -408,6 +410,17 @@ def _near(verbs: list[tuple[int, int]], start: int, end: int) -> bool:
         return True
     j = bisect.bisect_left(verbs, (end, 0))
     return j < len(verbs) and verbs[j][0] < end + 30
+
+
+_SENTENCE_END = lazy(r"[.!?](?:\s|\Z)")
+
+
+def _supposed(line: str, verbs: list[tuple[int, int]], end: int) -> bool:
+    """The sentence naming a path says later that it will or would be there (`A
+    `references/schema.md` file documenting the table schemas would be helpful`)."""
+    stop = _SENTENCE_END.search(line, end)
+    limit = stop.start() if stop else len(line)
+    return any(end <= a < limit and line[a : a + 4].lower() in ("will", "woul") for a, _ in verbs)
 
 
 def _code_spans(runs: list[tuple[int, int]]) -> list[tuple[int, int]]:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from drift_check.facts import Named, Skill, Source
+from drift_check.facts import Mention, Named, Skill, Source
 from drift_check.scanners.files import Repo
 from drift_check.scanners.frontmatter import frontmatter_names, read_frontmatter
 from drift_check.scanners.links import find_links, find_mentions
@@ -30,8 +31,14 @@ def count_lines(text: str, rule: str) -> int:
 
 
 def scan_skill(
-    path: str, repo: Repo, settings: dict[str, Any], problems: list[Any]
+    path: str,
+    repo: Repo,
+    settings: dict[str, Any],
+    problems: list[Any],
+    others: dict[str, list[str]] | None = None,
 ) -> Skill | None:
+    """A SKILL.md's facts. `others`: the tree's skill folders by their names, for paths a
+    line gives another skill (`See axiom-design (skills/hig.md)`)."""
     source = repo.read(path)
     if source is None:
         return None
@@ -47,6 +54,9 @@ def scan_skill(
     if fence is not None:
         problems.append(fence)
     siblings = settings["sibling-docs"]
+    mentions = find_mentions(source, True, key_lines.get("license", 0), markdown)
+    if others and len(others) > 1 and "/" in path:
+        mentions = _not_elsewhere(mentions, source, directory, others, repo)
     return Skill(
         name=directory.rsplit("/", 1)[-1],
         path=path,
@@ -57,10 +67,42 @@ def scan_skill(
         line_count=count_lines(text, settings["skill-line-count"]),
         token_estimate=-(-len(text) // max(1, settings["chars-per-token"])),
         links=tuple(find_links(source, siblings, markdown)),
-        path_mentions=tuple(find_mentions(source, True, key_lines.get("license", 0), markdown)),
+        path_mentions=tuple(mentions),
         allowed_tools=tool_list(source, frontmatter, key_lines, "allowed-tools"),
         disallowed_tools=tool_list(source, frontmatter, key_lines, "disallowed-tools"),
     )
+
+
+_WORD = re.compile(r"[\w-]+")
+
+
+def _not_elsewhere(
+    mentions: list[Mention],
+    source: Source,
+    directory: str,
+    others: dict[str, list[str]],
+    repo: Repo,
+) -> list[Mention]:
+    """The mentions but those of another skill's files: a path its skill's folder lacks, on
+    a line naming another skill of the tree whose folder has it (a catalogue's skills point
+    to each other: `HIG compliance: see axiom-design (skills/hig.md)`)."""
+    absent = {
+        m.path for m in mentions if m.kind == "text" and not repo.exists(f"{directory}/{m.path}")
+    }
+    if not absent:
+        return mentions
+    kept = []
+    for mention in mentions:
+        if mention.path in absent:
+            words = _WORD.findall(source.line_text(mention.position.line))
+            if any(
+                folder != directory and repo.exists(f"{folder}/{mention.path}")
+                for word in words
+                for folder in others.get(word, ())
+            ):
+                continue
+        kept.append(mention)
+    return kept
 
 
 def tool_list(
