@@ -79,7 +79,10 @@ def find_links(
             markdown = scan(text, max_level=0)  # fences only
         if in_span or markdown.in_fence(pos.line):
             continue
-        link_ranges.append((m.start(), m.end()))
+        # the whole link, its text too: `[examples.md](references/examples.md)` names the
+        # file its target names
+        label = text.rfind("[", text.rfind("\n", 0, start) + 1, start)
+        link_ranges.append((start if label < 0 else label, m.end()))
         if _placeholder(text, m, raw) or _quoted(text, start):
             continue
         target, _, anchor = raw.partition("#")
@@ -103,7 +106,13 @@ def find_links(
             if i >= 0 and start < reach[i]:
                 start = text.find(name, end)  # the link itself is checked
                 continue
-            out.append(Link(name, None, resolve(source.path, name), cursor.position(start)))
+            position = cursor.position(start)
+            if markdown is None:
+                markdown = scan(text, max_level=0)
+            if markdown.in_fence(position.line):
+                start = text.find(name, end)  # a fence shows a layout, often another's
+                continue
+            out.append(Link(name, None, resolve(source.path, name), position))
             break
     out.sort(key=lambda link: (link.position.line, link.position.column))
     return out
