@@ -350,7 +350,7 @@ def _scan_skills(
     skills: dict[str, Skill] = {}
     problems: list[InputProblem] = []
     if paths:
-        from drift_check.scanners.skills import scan_skill
+        from drift_check.scanners.skills import is_template, scan_skill
 
         others: dict[str, list[str]] = {}  # the skill folders, by their names
         for path in paths:
@@ -358,7 +358,7 @@ def _scan_skills(
             others.setdefault(folder.rpartition("/")[2], []).append(folder)
         for path in paths:
             skill = scan_skill(path, repo, settings, problems, others)
-            if skill is not None:
+            if skill is not None and not is_template(skill):
                 skills[path] = skill
     variants = _variants(repo, components, problems)
     names = frozenset(s.name for s in skills.values()).union(

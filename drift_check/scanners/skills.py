@@ -74,6 +74,14 @@ def scan_skill(
 
 
 _WORD = re.compile(r"[\w-]+")
+_SLOT = re.compile(r"\{\{[^{}]*\}\}|<[^<>]+>|\$\{[^{}]+\}")
+
+
+def is_template(skill: Skill) -> bool:
+    """A SKILL.md whose `name` is a slot to fill (`{{ NAME }}`, `<skill-name>`, `${NAME}`):
+    a template a tool copies into new skills, not a skill; its slots are not errors."""
+    name = (skill.frontmatter or {}).get("name")
+    return isinstance(name, str) and _SLOT.fullmatch(name.strip()) is not None
 
 
 def _not_elsewhere(
