@@ -112,10 +112,26 @@ def find_links(
             if markdown.in_fence(position.line):
                 start = text.find(name, end)  # a fence shows a layout, often another's
                 continue
-            out.append(Link(name, None, resolve(source.path, name), position))
+            folder = _section_folder(text, start)  # `### references/` lists that folder
+            target = f"{folder}/{name}" if folder else name
+            out.append(Link(name, None, resolve(source.path, target), position))
             break
     out.sort(key=lambda link: (link.position.line, link.position.column))
     return out
+
+
+_FOLDER_HEADING = lazy(r"#{1,6}[ \t]+`?+((?:[\w.-]+/)+)`?+[ \t]*+\Z")
+
+
+def _section_folder(text: str, at: int) -> str | None:
+    """The folder the heading above `at` names, when that heading is only a folder path
+    (`### references/`): the file names listed under it are that folder's."""
+    heading = text.rfind("\n#", 0, at) + 1
+    if not heading:
+        return None
+    end = text.find("\n", heading)
+    m = _FOLDER_HEADING.match(text, heading, len(text) if end < 0 else end)
+    return m.group(1).rstrip("/") if m else None
 
 
 def _placeholder(text: str, m: re.Match[str], raw: str) -> bool:
