@@ -208,9 +208,15 @@ def _patterns(globs: tuple[str, ...]) -> tuple[re.Pattern[str] | _WildcardMatche
 # A run's memory is then its facts, not its files; a tree of this much text is scanned
 # without a second read of any file.
 TEXT_BUDGET = 4 << 20
-# A tree whose files take at most this many bytes on disk has all its texts held through
-# the scan (no file read twice); its texts' memory is then about the facts' own.
+# A tree whose text files take at most this many bytes on disk has all its texts held
+# through the scan (no file read twice); its texts' memory is then about the facts' own.
 TEXT_HOLD_ALL = 64 << 20
+# the kinds of file the scanners read as text: images, fonts and archives beside them are
+# never read, so they do not count against `TEXT_HOLD_ALL`
+TEXT_SUFFIXES = (
+    *(".md", ".json", ".py", ".ts", ".tsx", ".mts", ".cts", ".js", ".mjs", ".cjs"),
+    *(".yaml", ".yml", ".toml", ".txt"),
+)
 
 
 def _size_at_most(root: str, paths: list[str], limit: int) -> bool:
@@ -330,7 +336,8 @@ class Repo:
                 found = [f for f in found if not matches(f, self.exclude)]
             self._files = found
             if self._budget_given is None:
-                self.texts.hold_all = _size_at_most(self.root, found, TEXT_HOLD_ALL)
+                texts = [f for f in found if f.endswith(TEXT_SUFFIXES)]
+                self.texts.hold_all = _size_at_most(self.root, texts, TEXT_HOLD_ALL)
         return self._files
 
     def existing(self) -> frozenset[str]:

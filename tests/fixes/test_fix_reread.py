@@ -148,3 +148,15 @@ def test_a_small_tree_holds_every_text_through_the_scan(
     repo = files.Repo(str(tmp_path))
     sources = [repo.read(f"{c}.md") for c in "abc"]
     assert [s is not None and s.held for s in sources] == [False, False, True]
+
+
+def test_files_never_read_as_text_do_not_count_against_holding_every_text(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_tree(tmp_path, {f"{c}.md": c * 100 + "\n" for c in "abc"})
+    (tmp_path / "logo.png").write_bytes(b"\x89PNG" + bytes(1000))
+    monkeypatch.setattr(files, "TEXT_BUDGET", 0)
+    monkeypatch.setattr(files, "TEXT_HOLD_ALL", 303)  # the texts' bytes, not the image's
+    repo = files.Repo(str(tmp_path))
+    sources = [repo.read(f"{c}.md") for c in "abc"]
+    assert all(s is not None and s.held for s in sources)
