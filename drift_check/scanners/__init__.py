@@ -350,12 +350,9 @@ def _scan_skills(
     skills: dict[str, Skill] = {}
     problems: list[InputProblem] = []
     if paths:
-        from drift_check.scanners.skills import is_template, scan_skill
+        from drift_check.scanners.skills import SkillFiles, is_template, scan_skill
 
-        others: dict[str, list[str]] = {}  # the skill folders, by their names
-        for path in paths:
-            folder = path.rpartition("/")[0]
-            others.setdefault(folder.rpartition("/")[2], []).append(folder)
+        others = SkillFiles(repo, paths)
         for path in paths:
             skill = scan_skill(path, repo, settings, problems, others)
             if skill is not None and not is_template(skill):

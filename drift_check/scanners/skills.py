@@ -35,10 +35,10 @@ def scan_skill(
     repo: Repo,
     settings: dict[str, Any],
     problems: list[Any],
-    others: dict[str, list[str]] | None = None,
+    others: SkillFiles | None = None,
 ) -> Skill | None:
-    """A SKILL.md's facts. `others`: the tree's skill folders by their names, for paths a
-    line gives another skill (`See axiom-design (skills/hig.md)`)."""
+    """A SKILL.md's facts. `others`: the files of the tree's skill folders, for paths a line
+    gives another skill (`See axiom-design (skills/hig.md)`)."""
     source = repo.read(path)
     if source is None:
         return None
@@ -55,7 +55,7 @@ def scan_skill(
         problems.append(fence)
     siblings = settings["sibling-docs"]
     mentions = find_mentions(source, True, key_lines.get("license", 0), markdown)
-    if others and len(others) > 1 and "/" in path:
+    if others and "/" in path:
         mentions = _not_elsewhere(mentions, source, directory, others, repo)
     return Skill(
         name=directory.rsplit("/", 1)[-1],
@@ -74,6 +74,30 @@ def scan_skill(
 
 
 _WORD = re.compile(r"[\w-]+")
+
+
+class SkillFiles:
+    """The files of the tree's skill folders by their paths there (`skills/hig.md`), each
+    with the folders that hold it: where a path one skill names may be another's. Listed on
+    the first question (most trees never ask: their skills' paths are their own)."""
+
+    def __init__(self, repo: Repo, skill_paths: list[str]) -> None:
+        self.repo = repo
+        self.folders = {p.rpartition("/")[0] for p in skill_paths if "/" in p}
+        self._by_path: dict[str, list[str]] | None = None
+
+    def holding(self, path: str) -> list[str]:
+        if self._by_path is None:
+            self._by_path = {}
+            for file in self.repo.files() if len(self.folders) > 1 else ():
+                folder = file.rpartition("/")[0]
+                while folder and folder not in self.folders:
+                    folder = folder.rpartition("/")[0]
+                if folder:
+                    self._by_path.setdefault(file[len(folder) + 1 :], []).append(folder)
+        return self._by_path.get(path, [])
+
+
 _SLOT = re.compile(r"\{\{[^{}]*\}\}|<[^<>]+>|\$\{[^{}]+\}")
 
 
@@ -88,27 +112,25 @@ def _not_elsewhere(
     mentions: list[Mention],
     source: Source,
     directory: str,
-    others: dict[str, list[str]],
+    others: SkillFiles,
     repo: Repo,
 ) -> list[Mention]:
     """The mentions but those of another skill's files: a path its skill's folder lacks, on
     a line naming another skill of the tree whose folder has it (a catalogue's skills point
     to each other: `HIG compliance: see axiom-design (skills/hig.md)`)."""
-    absent = {
-        m.path for m in mentions if m.kind == "text" and not repo.exists(f"{directory}/{m.path}")
-    }
-    if not absent:
+    holders: dict[str, set[str]] = {}  # an absent path -> the names of skills that have it
+    for path in {m.path for m in mentions if m.kind == "text"}:
+        if not repo.exists(f"{directory}/{path}"):
+            names = {f.rpartition("/")[2] for f in others.holding(path) if f != directory}
+            if names:
+                holders[path] = names
+    if not holders:
         return mentions
     kept = []
     for mention in mentions:
-        if mention.path in absent:
-            words = _WORD.findall(source.line_text(mention.position.line))
-            if any(
-                folder != directory and repo.exists(f"{folder}/{mention.path}")
-                for word in words
-                for folder in others.get(word, ())
-            ):
-                continue
+        names = holders.get(mention.path)
+        if names and not names.isdisjoint(_WORD.findall(source.line_text(mention.position.line))):
+            continue
         kept.append(mention)
     return kept
 
