@@ -9,11 +9,12 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from time import perf_counter
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from drift_check import __version__
+from drift_check.records import NamedTuple
 
 if TYPE_CHECKING:
     from drift_check.config import Config

@@ -5,9 +5,10 @@
 from __future__ import annotations
 
 import os
-from typing import IO, TYPE_CHECKING, Any, AnyStr, NamedTuple
+from typing import IO, TYPE_CHECKING, Any, AnyStr
 
 from drift_check import settings as schema
+from drift_check.records import NamedTuple
 from drift_check.yaml_loader import YamlError, safe_load
 
 if TYPE_CHECKING:

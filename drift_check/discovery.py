@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Iterable
-from typing import NamedTuple
 
 from drift_check.facts import COMPONENT_KEYS, EMPTY_MANIFESTS, InputProblem, Manifests, Plugin
+from drift_check.records import NamedTuple
 from drift_check.scanners.files import Repo, matches
 from drift_check.settings import default
 

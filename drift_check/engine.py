@@ -3,10 +3,10 @@
 `scan` reads the tree into facts, `check` runs the rules over them; `run` is the two."""
 
 from time import perf_counter
-from typing import NamedTuple
 
 from drift_check.config import Config
 from drift_check.facts import Facts, Suppressions
+from drift_check.records import NamedTuple
 from drift_check.rules import Finding, Rule, selected
 from drift_check.scanners import build_facts, discover_tree
 

@@ -8,7 +8,9 @@ from array import array
 from bisect import bisect_right
 from functools import total_ordering
 from itertools import accumulate
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+from drift_check.records import NamedTuple
 
 if TYPE_CHECKING:
     from drift_check.config import Config

@@ -16,9 +16,10 @@ Without brackets a directive covers every code; a code may be a prefix (`DC7`).
 
 import json
 import re
-from typing import Any, NamedTuple
+from typing import Any
 
 from drift_check.facts import Directive, Facts, IdleSuppression, Named, Suppressions
+from drift_check.records import NamedTuple
 from drift_check.rules import ALL_RULES, Finding, lookup
 from drift_check.scanners.directives import KINDS
 from drift_check.scanners.files import matches

@@ -26,10 +26,10 @@ reporters draw the plugin around them. Other kinds of facts plug in through `CON
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import NamedTuple
 
 from drift_check.facts import Facts, Position
 from drift_check.markers import index
+from drift_check.records import NamedTuple
 from drift_check.rules.base import Finding
 
 NODE_KINDS = (

@@ -21,8 +21,10 @@ the result with jsonschema's own check on every schema at hand.
 from __future__ import annotations
 
 import json
-from typing import Any, NamedTuple
+from typing import Any
 from urllib.parse import urljoin
+
+from drift_check.records import NamedTuple
 
 _RECURSION = ("$dynamicRef", "$recursiveRef")
 _DROPPED = frozenset(

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
+from drift_check.records import NamedTuple
 from drift_check.reporters.escape import escape
 
 if TYPE_CHECKING:

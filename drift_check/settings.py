@@ -11,8 +11,9 @@ To add a setting, add one `Setting(...)` line below and regenerate the docs
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any, NamedTuple
+from typing import Any
 
+from drift_check.records import NamedTuple
 from drift_check.yaml_loader import MAX_ALIASES, MAX_DEPTH
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from typing import Any, NamedTuple
+from typing import Any
 
 from drift_check.facts import (
     MISSING,
@@ -31,6 +31,7 @@ from drift_check.facts import (
     escape_pointer,
     plain_at,
 )
+from drift_check.records import NamedTuple
 
 Path = tuple[Any, ...]
 _SENTINEL = "\x00drift-check: any value\x00"

@@ -2,7 +2,8 @@
 
 from collections.abc import Callable
 from enum import StrEnum
-from typing import NamedTuple
+
+from drift_check.records import NamedTuple
 
 
 class Applicability(StrEnum):

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import difflib
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from drift_check.facts import Facts, Source
 from drift_check.fixes.model import Fix
+from drift_check.records import NamedTuple
 
 if TYPE_CHECKING:
     from drift_check.rules.base import Finding

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from drift_check.facts import Facts, Position
 from drift_check.fixes.edits import set_name
 from drift_check.fixes.model import Applicability, Fix
+from drift_check.records import NamedTuple
 
 _LISTED = 5  # places named in a message; the rest are counted
 

@@ -12,12 +12,12 @@ prints them.
 
 from collections import Counter
 from collections.abc import Callable
-from typing import NamedTuple
 
 from drift_check.engine import Report
 from drift_check.facts import Source
 from drift_check.filters import baseline_key
 from drift_check.fixes.planner import FileChange, Planned, apply, select
+from drift_check.records import NamedTuple
 from drift_check.rules.base import Finding
 
 ROUNDS = 10

@@ -2,10 +2,11 @@
 
 import inspect
 from collections.abc import Callable, Iterator
-from typing import Any, NamedTuple
+from typing import Any
 
 from drift_check.facts import Facts, Position, SchemaPointer, Suppressions
 from drift_check.fixes.model import Applicability, Edit, Fix
+from drift_check.records import NamedTuple
 
 __all__ = [
     "Applicability",

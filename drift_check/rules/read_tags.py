@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import NamedTuple
 
 from drift_check.facts import Facts, ReadGate
 from drift_check.fixes.edits import rename_tag
 from drift_check.fixes.model import Applicability, Fix
 from drift_check.markers import index
+from drift_check.records import NamedTuple
 from drift_check.rules.base import Hit, rule
 
 

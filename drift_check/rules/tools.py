@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from fnmatch import fnmatchcase
-from typing import NamedTuple
 
 from drift_check.facts import Facts, Named
 from drift_check.fixes.edits import replace_list_entry
+from drift_check.records import NamedTuple
 from drift_check.rules.base import Hit, rule
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from drift_check.config import Config
 from drift_check.facts import (
@@ -35,6 +35,7 @@ from drift_check.facts import (
     Vocabulary,
 )
 from drift_check.markers import build_index
+from drift_check.records import NamedTuple
 from drift_check.scanners.agents import HeadingCache, scan_agent
 from drift_check.scanners.consumers import python_literals_read, scan_consumers, settings_globs
 from drift_check.scanners.files import Limits, Repo, glob_pattern, matches

@@ -9,9 +9,10 @@ import re
 from collections import OrderedDict
 from collections.abc import Iterable
 from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import Any
 
 from drift_check.facts import InputProblem, Position, Source, SourceChanged, text_digest
+from drift_check.records import NamedTuple
 from drift_check.scanners.gitignore import (
     MAX_GITIGNORE_BYTES,
     IgnorePattern,

@@ -11,9 +11,10 @@ plain decimal integers, dates and empty values are read here too: `user-invocabl
 """
 
 import re
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from drift_check.facts import InputProblem, Named, Position, Source
+from drift_check.records import NamedTuple
 from drift_check.yaml_loader import MAX_ALIASES, MAX_DEPTH
 
 if TYPE_CHECKING:

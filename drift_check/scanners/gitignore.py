@@ -9,7 +9,7 @@ rather than silently skipped. tests/scanners/test_gitignore.py compares the resu
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from drift_check.records import NamedTuple
 
 MAX_GITIGNORE_BYTES = 256 * 1024
 

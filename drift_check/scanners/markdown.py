@@ -18,9 +18,9 @@ import re
 from collections import OrderedDict
 from collections.abc import Iterator
 from functools import lru_cache
-from typing import NamedTuple
 
 from drift_check.facts import InputProblem, Position, Source
+from drift_check.records import NamedTuple
 
 
 # Lines that can matter: a fence run or a heading, after any indentation and any list-item

@@ -8,7 +8,6 @@ requirement of that one marker.
 """
 
 import re
-from typing import NamedTuple
 
 from drift_check.facts import (
     CitedPath,
@@ -19,6 +18,7 @@ from drift_check.facts import (
     RegistryRow,
     Source,
 )
+from drift_check.records import NamedTuple
 from drift_check.scanners.markdown import scan
 
 NO_MARKER = "no marker"

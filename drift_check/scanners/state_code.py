@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import NamedTuple
 
 from drift_check.facts import Position, Source, StateList, StateName
+from drift_check.records import NamedTuple
 from drift_check.scanners.patterns import lazy
 
 # a state name: a word (any script), then word characters, dots or hyphens

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any
 
 from drift_check.facts import (
     BlockMember,
@@ -33,6 +33,7 @@ from drift_check.facts import (
     Source,
     StructuredBlock,
 )
+from drift_check.records import NamedTuple
 from drift_check.scanners.json_parser import (
     JsonSyntaxError,
     has_repeated_key,

@@ -28,7 +28,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterable
 from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import Any
 
 from drift_check.facts import (
     JsonValue,
@@ -40,6 +40,7 @@ from drift_check.facts import (
     Vocabulary,
     escape_pointer,
 )
+from drift_check.records import NamedTuple
 from drift_check.scanners.files import Repo, build_output, glob_pattern, matches
 from drift_check.scanners.json_parser import (
     JsonSyntaxError,

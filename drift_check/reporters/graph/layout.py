@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from collections import defaultdict, deque
 from itertools import pairwise
-from typing import NamedTuple
 
 from drift_check.graph import Graph
+from drift_check.records import NamedTuple
 
 NODE_W = 200.0
 NODE_H = 28.0
