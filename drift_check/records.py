@@ -48,8 +48,12 @@ else:
         code = _new_codes.get(arity)
         if code is None:
             args = ", ".join(f"f{i}" for i in range(arity)) + ("," if arity == 1 else "")
+            # the lambda is compiled, not run: its code is a constant of the expression's
+            # (field names never reach the source; they replace the parameters' names)
             source = f"lambda _cls, {args}: _tuple_new(_cls, ({args}))"
-            code = _new_codes[arity] = eval(source, {"__builtins__": {}}).__code__
+            outer = compile(source, "<string>", "eval")
+            code = next(c for c in outer.co_consts if isinstance(c, CodeType))
+            _new_codes[arity] = code
         return code
 
     def _methods(typename: str, fields: tuple[str, ...]) -> dict[str, object]:
