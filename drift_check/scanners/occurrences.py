@@ -68,8 +68,9 @@ def find_occurrences(consumers: dict[str, Consumer], texts: list[str]) -> Marker
     automaton.make_automaton()
     for path in sorted(consumers):
         consumer = consumers[path]
-        first_exact: dict[str, Position] = {}
-        first_folded: dict[str, tuple[Position, str]] = {}
+        # where each text is first found: a literal's position, or an offset in the file
+        first_exact: dict[str, Position | int] = {}
+        first_folded: dict[str, tuple[Position | int, str]] = {}
         pieces = (
             [(consumer.source.text, None)]
             if consumer.literals is None
@@ -86,17 +87,22 @@ def find_occurrences(consumers: dict[str, Consumer], texts: list[str]) -> Marker
                     is_exact = data[start : end + 1] == raw
                     if not is_exact and text in first_folded:
                         continue
-                    pos = literal_at or consumer.source.position(
+                    at = literal_at or (
                         start if ascii_only else len(data[:start].decode("utf-8", "replace"))
                     )
                     if text not in first_folded:
                         written = data[start : end + 1].decode("utf-8", "replace")
-                        first_folded[text] = (pos, written)
+                        first_folded[text] = (at, written)
                     if is_exact:
-                        first_exact[text] = pos
-        for text, pos in first_exact.items():
+                        first_exact[text] = at
+        offsets = [at for at in first_exact.values() if isinstance(at, int)]
+        offsets += [at for at, _ in first_folded.values() if isinstance(at, int)]
+        placed = consumer.source.positions(offsets) if offsets else {}
+        for text, at in first_exact.items():
+            pos = placed[at] if isinstance(at, int) else at
             exact.setdefault(text, []).append(Occurrence(path, pos, text))
-        for text, (pos, written) in first_folded.items():
+        for text, (at, written) in first_folded.items():
+            pos = placed[at] if isinstance(at, int) else at
             folded.setdefault(text, []).append(Occurrence(path, pos, written))
     return MarkerOccurrences(
         {t: tuple(found) for t, found in exact.items()},

@@ -259,3 +259,24 @@ def test_sibling_mentions_agree(text: str) -> None:
         if link.target == "reference.md" and link.anchor is None
     ]
     assert got == reference_sibling_links(text, "reference.md")
+
+
+# --- Source.positions: lines counted in one pass, not looked up in a table ---------------
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(st.sampled_from(["a", "\n", "é", " ", "\r\n", "##", "\u2028"]), max_size=40).map(
+        "".join
+    ),
+    st.lists(st.integers(0, 60), max_size=8),
+    st.booleans(),
+)
+@example("a\nb\n\nc", [0, 1, 2, 3, 4, 5, 6], False)
+def test_positions_agree_with_position(text: str, offsets: list[int], tabled: bool) -> None:
+    offsets = [o for o in offsets if o <= len(text)]
+    source = Source("f.md", text)
+    if tabled:
+        source.starts  # noqa: B018 (builds the table the lookup then uses)
+    expected = {o: Source("f.md", text).position(o) for o in offsets}
+    assert source.positions(offsets) == expected
