@@ -309,11 +309,13 @@ def field_table_unknown_key(facts: Facts) -> Iterator[Hit]:
     Readers and agents trust the table; the key either was renamed or removed in the
     schema, or was never added. Fix the table, or add the property to the schema.
     """
+    if not any(t.schema for t in facts.structured.tables):
+        return
     from drift_check.validation import contracts
 
-    checker = contracts(facts) if any(t.schema for t in facts.structured.tables) else None
+    checker = contracts(facts)
     for table in facts.structured.tables:
-        if table.schema is None or checker is None:
+        if table.schema is None:
             continue
         for row in table.rows:
             found = checker.lookup(table.schema, _fields(row.field))
@@ -347,11 +349,13 @@ def field_table_required_mismatch(facts: Facts) -> Iterator[Hit]:
     to be there. Make the two agree (a conditional answer such as "Yes (update only)" is not
     compared).
     """
+    if not any(t.schema for t in facts.structured.tables):
+        return
     from drift_check.validation import contracts
 
-    checker = contracts(facts) if any(t.schema for t in facts.structured.tables) else None
+    checker = contracts(facts)
     for table in facts.structured.tables:
-        if table.schema is None or checker is None:
+        if table.schema is None:
             continue
         for row in table.rows:
             if row.required is None:
@@ -443,11 +447,11 @@ def dispatch_sends_unknown_field(facts: Facts) -> Iterator[Hit]:
     rejected where the schema is closed. Send only declared fields, or declare the field in
     the input schema.
     """
-    from drift_check.validation import contracts
-
     blocks = [b for b in _paired(facts) if b.kind == "dispatch"]
     if not blocks:
         return
+    from drift_check.validation import contracts
+
     checker = contracts(facts)
     for block in blocks:
         assert block.schema is not None and block.value is not None
