@@ -68,7 +68,7 @@ def find_occurrences(consumers: dict[str, Consumer], texts: list[str]) -> Marker
     automaton.make_automaton()
     for path in sorted(consumers):
         consumer = consumers[path]
-        # where each text is first found: a literal's position, or an offset in the file
+        # where each text is first found: a literal's position, or a byte offset in the file
         first_exact: dict[str, Position | int] = {}
         first_folded: dict[str, tuple[Position | int, str]] = {}
         pieces = (
@@ -76,9 +76,11 @@ def find_occurrences(consumers: dict[str, Consumer], texts: list[str]) -> Marker
             if consumer.literals is None
             else [(lit.value, lit.position) for lit in consumer.literals]
         )
+        non_ascii = b""  # the file's UTF-8, where byte offsets are not character offsets
         for piece, literal_at in pieces:
             data = piece.encode()
-            ascii_only = len(data) == len(piece)  # byte offsets are character offsets
+            if literal_at is None and len(data) != len(piece):
+                non_ascii = data
             for end, (size, group) in automaton.iter(data.lower().decode("latin-1")):
                 start = end - size + 1
                 for text, raw in group:
@@ -87,27 +89,38 @@ def find_occurrences(consumers: dict[str, Consumer], texts: list[str]) -> Marker
                     is_exact = data[start : end + 1] == raw
                     if not is_exact and text in first_folded:
                         continue
-                    at = literal_at or (
-                        start if ascii_only else len(data[:start].decode("utf-8", "replace"))
-                    )
+                    at = literal_at or start
                     if text not in first_folded:
                         written = data[start : end + 1].decode("utf-8", "replace")
                         first_folded[text] = (at, written)
                     if is_exact:
                         first_exact[text] = at
-        offsets = [at for at in first_exact.values() if isinstance(at, int)]
-        offsets += [at for at, _ in first_folded.values() if isinstance(at, int)]
-        placed = consumer.source.positions(offsets) if offsets else {}
+        offsets = {at for at in first_exact.values() if isinstance(at, int)}
+        offsets.update(at for at, _ in first_folded.values() if isinstance(at, int))
+        chars = _characters(non_ascii, offsets) if non_ascii else {at: at for at in offsets}
+        placed = consumer.source.positions(chars.values()) if chars else {}
         for text, at in first_exact.items():
-            pos = placed[at] if isinstance(at, int) else at
+            pos = placed[chars[at]] if isinstance(at, int) else at
             exact.setdefault(text, []).append(Occurrence(path, pos, text))
         for text, (at, written) in first_folded.items():
-            pos = placed[at] if isinstance(at, int) else at
+            pos = placed[chars[at]] if isinstance(at, int) else at
             folded.setdefault(text, []).append(Occurrence(path, pos, written))
     return MarkerOccurrences(
         {t: tuple(found) for t, found in exact.items()},
         {t: tuple(found) for t, found in folded.items()},
     )
+
+
+def _characters(data: bytes, offsets: set[int]) -> dict[int, int]:
+    """Each byte offset of UTF-8 `data` (each at a character's first byte: a hit of a
+    key, which is whole UTF-8 too) as a character offset, decoding each stretch once."""
+    out: dict[int, int] = {}
+    characters = last = 0
+    for offset in sorted(offsets):
+        characters += len(data[last:offset].decode("utf-8", "replace"))
+        out[offset] = characters
+        last = offset
+    return out
 
 
 class MentionSearch:

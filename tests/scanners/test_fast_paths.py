@@ -13,8 +13,9 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from drift_check.facts import Named, Position, Source
+from drift_check.facts import Consumer, Named, Position, Source
 from drift_check.scanners.frontmatter import frontmatter_names, split_entries
+from drift_check.scanners.occurrences import find_occurrences
 
 pytestmark = pytest.mark.slow  # hypothesis: fast paths against the code they replaced
 
@@ -280,3 +281,46 @@ def test_positions_agree_with_position(text: str, offsets: list[int], tabled: bo
         source.starts  # noqa: B018 (builds the table the lookup then uses)
     expected = {o: Source("f.md", text).position(o) for o in offsets}
     assert source.positions(offsets) == expected
+
+
+# --- find_occurrences: one automaton pass, offsets placed once per file ------------------
+
+
+def reference_occurrences(
+    consumers: dict[str, Consumer], texts: list[str]
+) -> tuple[dict[str, list[tuple[str, Position, str]]], dict[str, list[tuple[str, Position, str]]]]:
+    """A find per text and file: exact, then with ASCII letters folded."""
+    exact: dict[str, list[tuple[str, Position, str]]] = {}
+    folded: dict[str, list[tuple[str, Position, str]]] = {}
+    for path in sorted(consumers):
+        source = consumers[path].source
+        text = source.text
+        lowered = "".join(c.lower() if c.isascii() else c for c in text)
+        for marker in texts:
+            i = text.find(marker)
+            if i >= 0:
+                exact.setdefault(marker, []).append((path, source.position(i), marker))
+            key = "".join(c.lower() if c.isascii() else c for c in marker)
+            j = lowered.find(key)
+            if j >= 0:
+                written = text[j : j + len(marker)]
+                folded.setdefault(marker, []).append((path, source.position(j), written))
+    return exact, folded
+
+
+PIECE = st.sampled_from(["## ", "Plan", "PLAN", "plan", " ", "\n", "é", "⚠", "Ünï", "ü", "x"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.lists(PIECE, max_size=30).map("".join), min_size=1, max_size=4),
+    st.lists(st.lists(PIECE, min_size=1, max_size=3).map("".join), min_size=1, max_size=5),
+)
+@example(["⚠ x\n## Plan é PLAN\nplan"], ["Plan", "PLAN", "é PLAN", "⚠"])
+def test_occurrences_agree_with_a_find_per_text(files: list[str], texts: list[str]) -> None:
+    texts = sorted({t for t in texts if t})
+    consumers = {f"f{i}.md": Consumer(Source(f"f{i}.md", text)) for i, text in enumerate(files)}
+    found = find_occurrences(consumers, texts)
+    exact, folded = reference_occurrences(consumers, texts)
+    assert {t: [tuple(o) for o in found] for t, found in found.exact.items()} == exact
+    assert {t: [tuple(o) for o in found] for t, found in found.folded.items()} == folded
