@@ -8,12 +8,14 @@ it: the reference is the specification, the scanner the optimisation.
 from __future__ import annotations
 
 import re
+import types
 
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from drift_check.facts import Consumer, Named, Position, Source
+from drift_check.scanners import occurrences
 from drift_check.scanners.frontmatter import frontmatter_names, split_entries
 from drift_check.scanners.occurrences import find_occurrences
 
@@ -324,3 +326,23 @@ def test_occurrences_agree_with_a_find_per_text(files: list[str], texts: list[st
     exact, folded = reference_occurrences(consumers, texts)
     assert {t: [tuple(o) for o in found] for t, found in found.exact.items()} == exact
     assert {t: [tuple(o) for o in found] for t, found in found.folded.items()} == folded
+
+
+# --- MentionSearch: a search per text when the texts are few, else one automaton --------
+
+MENTION = st.sampled_from(["PLAN", "PLAN COMPLETE", "<files_to_read>", "Done", "é", "⚠ X", "a"])
+PROSE = st.lists(st.sampled_from(["PLAN", " COMPLETE", "<files_to_read", ">", "done", "é", "\n"]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(MENTION, max_size=6), st.lists(PROSE.map("".join), max_size=3))
+def test_mentions_by_text_agree_with_the_automaton(texts: list[str], documents: list[str]) -> None:
+    sources = tuple(Source(f"d{i}.md", d) for i, d in enumerate(documents))
+    agent = types.SimpleNamespace(texts=sources)
+    by_text = occurrences.MentionSearch(texts)
+    assert by_text.automaton is None
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr(occurrences, "FEW_TEXTS", 0)
+        automaton = occurrences.MentionSearch(texts)
+    assert (automaton.automaton is not None) == bool(texts)
+    assert by_text(agent) == automaton(agent)  # type: ignore[arg-type]
