@@ -40,6 +40,7 @@ from drift_check.scanners.agents import HeadingCache, scan_agent
 from drift_check.scanners.consumers import python_literals_read, scan_consumers, settings_globs
 from drift_check.scanners.files import Limits, Repo, glob_pattern, matches
 from drift_check.scanners.markdown import MarkdownScan, forget, scan
+from drift_check.scanners.patterns import lazy
 from drift_check.scanners.registry import parse_registry
 
 if TYPE_CHECKING:  # discovery imports the scanners' file layer: no import cycle at start-up
@@ -737,7 +738,7 @@ def _restated(
     return (matrix, tuple(unassigned), tree), problems
 
 
-_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
+_WORD = lazy(r"[A-Za-z0-9][A-Za-z0-9_-]*")
 
 
 def _mentions(repo: Repo, names: set[str]) -> dict[str, frozenset[str]]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from drift_check.facts import (
@@ -24,8 +23,9 @@ from drift_check.scanners.markdown import (
     scan,
     unclosed_fence_problem,
 )
+from drift_check.scanners.patterns import lazy
 
-_INCLUDE = re.compile(r"@([~$\w.][^\s`'\"()<>\[\]{}|,;*]*)")
+_INCLUDE = lazy(r"@([~$\w.][^\s`'\"()<>\[\]{}|,;*]*)")
 # Punctuation that ends a sentence, not a path: stripped from the end of an include token
 # with `str.rstrip`, linear in a run of dots (`@a.....x`), where a `[.:!?]+$` search is not.
 _TRAILING_PROSE = ".:!?"
@@ -73,8 +73,8 @@ def find_includes(source: Source, repo: Repo, prefixes: list[str]) -> list[Inclu
     return out
 
 
-_BACKTICKED_DOC = re.compile(r"`([^`\s]+\.md)`")
-_READ_VERB = re.compile(r"\b[Rr]ead\b[^`\n]{0,24}$")
+_BACKTICKED_DOC = lazy(r"`([^`\s]+\.md)`")
+_READ_VERB = lazy(r"\b[Rr]ead\b[^`\n]{0,24}$")
 
 
 def _strip_prefix(token: str, prefixes: list[str]) -> str:

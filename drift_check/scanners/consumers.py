@@ -4,7 +4,6 @@ and the `## TOKEN`s that workflows and commands quote as match instructions."""
 from __future__ import annotations
 
 import bisect
-import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -21,6 +20,7 @@ from drift_check.facts import (
 )
 from drift_check.scanners.files import Repo
 from drift_check.scanners.markdown import Cursor, scan
+from drift_check.scanners.patterns import lazy
 from drift_check.scanners.pystrings import python_literals
 
 # `## TOKEN` between backticks or quotes. The pattern starts at the `## ` literal, which the
@@ -29,9 +29,9 @@ from drift_check.scanners.pystrings import python_literals
 # retries from each `## ` of a run (`## ## ## ...` is scanned once). Every `## ` inside a
 # token run ends at the same character, so it is a quote exactly when the first one is; the
 # possessive run gives up nothing, since no quote can sit inside it.
-_QUOTED = re.compile(r"""## ([^`'"\n]*+)(?P<quote>[`'"])?""")
-_DISPATCH = re.compile(r"""subagent_type\s*[=:]\s*["']?([\w.-]+)""")
-_STEP = re.compile(r"<step\b")
+_QUOTED = lazy(r"""## ([^`'"\n]*+)(?P<quote>[`'"])?""")
+_DISPATCH = lazy(r"""subagent_type\s*[=:]\s*["']?([\w.-]+)""")
+_STEP = lazy(r"<step\b")
 _QUOTES = frozenset("`'\"")
 
 

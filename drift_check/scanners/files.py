@@ -19,6 +19,7 @@ from drift_check.scanners.gitignore import (
     ignored,
     parse_gitignore,
 )
+from drift_check.scanners.patterns import lazy
 
 SKIPPED_DIRS = frozenset(
     {".git", ".hg", ".svn", "node_modules", ".venv", "venv", "__pycache__", ".tox", ".mypy_cache"}
@@ -29,7 +30,7 @@ _Ignores = list[tuple[str, tuple[IgnorePattern, ...]]]  # (folder prefix, its pa
 BUILD_DIRS = frozenset({"dist", "build", "_build", "buck-out", "site-packages"})
 # what esbuild and bun (`var __defProp = Object.defineProperty;`) and webpack (`/******/`)
 # write first in a bundle, after a shebang, line comments and blank lines
-_BUNDLE_START = re.compile(
+_BUNDLE_START = lazy(
     r"(?:#![^\n]*\n)?(?:[ \t]*(?://[^\n]*)?\r?\n)*(?:var __(?:create|defProp) = Object\.|/\*{6}/)"
 )
 

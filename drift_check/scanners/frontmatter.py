@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from drift_check.facts import InputProblem, Named, Position, Source
 from drift_check.records import NamedTuple
+from drift_check.scanners.patterns import lazy
 from drift_check.yaml_loader import MAX_ALIASES, MAX_DEPTH
 
 if TYPE_CHECKING:
@@ -34,7 +35,7 @@ _KEY_LINE = re.compile(
 _PLAIN = re.compile(r"[A-Za-z_/(<][^\t]*")
 _NOT_PLAIN = re.compile(r": |:$| #")
 _ESCAPE = re.compile(r"\\([\"\\])")
-_FLOW_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_./-]*")
+_FLOW_WORD = lazy(r"[A-Za-z_][A-Za-z0-9_./-]*")
 # Characters a strict parser rejects or reads as line breaks: leave those to it.
 _UNSAFE = "[\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff]"
 _QUOTED = re.compile(r'"((?:[^"\\\t]|\\["\\])*+)"|\'([^\'\t]*)\'')
@@ -42,8 +43,8 @@ _NON_STRING = re.compile(
     r"(?:null|Null|NULL|true|True|TRUE|false|False|FALSE|\.inf|\.Inf|\.INF|\.nan|\.NaN|\.NAN|<<)\Z"
 )
 # What the strict parser reads as an int or a date, in the one spelling of each read here.
-_INT = re.compile(r"(?:0|[1-9][0-9]{0,17})\Z")
-_DATE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})\Z")
+_INT = lazy(r"(?:0|[1-9][0-9]{0,17})\Z")
+_DATE = lazy(r"([0-9]{4})-([0-9]{2})-([0-9]{2})\Z")
 
 
 def _unsafe(text: str) -> bool:

@@ -16,6 +16,7 @@ from json.decoder import scanstring
 from typing import Any
 
 from drift_check.facts import JsonMember, JsonValue, Position, Source
+from drift_check.scanners.patterns import lazy
 from drift_check.settings import default
 
 MAX_DEPTH = default("max-json-depth")
@@ -23,10 +24,10 @@ MAX_DEPTH = default("max-json-depth")
 _BLANKS = re.compile(r"[ \t\n\r]*")
 # each part is one class starred or an optional group that starts with a fixed character:
 # a failed match backs off at most one group, so the match is linear
-_NUMBER = re.compile(r"(-?(?:0|[1-9][0-9]*))(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
-_PLAIN = re.compile(r'[^"\\\x00-\x1f]*')  # string characters that need no attention
+_NUMBER = lazy(r"(-?(?:0|[1-9][0-9]*))(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
+_PLAIN = lazy(r'[^"\\\x00-\x1f]*')  # string characters that need no attention
 _SIMPLE_STRING = re.compile(r'"([^"\\\x00-\x1f]*)"')
-_HEX4 = re.compile(r"[0-9a-fA-F]{4}")
+_HEX4 = lazy(r"[0-9a-fA-F]{4}")
 _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 _LITERALS = {  # by first character
     "t": ("true", "boolean", True),
@@ -67,9 +68,9 @@ def _refuse(name: str) -> Any:
 _STRICT = json.JSONDecoder(parse_constant=_refuse)
 _SKIP_VALUE = json.JSONDecoder().scan_once  # C: a value at an offset, and where it ends
 # a valid document's strings (to drop them before counting brackets) and its leaf containers
-_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
-_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
-_EMPTY_CONTAINER = re.compile(r"\{\}|\[\]")
+_STRING = lazy(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+_NOT_BRACKET = lazy(r"[^\[\]{}]+")
+_EMPTY_CONTAINER = lazy(r"\{\}|\[\]")
 
 
 def parse_plain(source: Source, max_depth: int = MAX_DEPTH) -> Any:

@@ -21,6 +21,7 @@ from functools import lru_cache
 
 from drift_check.facts import InputProblem, Position, Source
 from drift_check.records import NamedTuple
+from drift_check.scanners.patterns import lazy
 
 
 # Lines that can matter: a fence run or a heading, after any indentation and any list-item
@@ -47,10 +48,10 @@ def _candidates(max_level: int) -> re.Pattern[str]:
     )
 
 
-_CONTAINER_MARK = re.compile(r"[^ \t]")
+_CONTAINER_MARK = lazy(r"[^ \t]")
 # A closing `#` run: tried only where a run of blanks starts (the look-behind), and possessive,
 # so a long run of blanks before something other than `#`s is not rescanned from each blank.
-_CLOSING_HASHES = re.compile(r"(?:^|(?<![ \t])[ \t]++)#++[ \t]*+$")
+_CLOSING_HASHES = lazy(r"(?:^|(?<![ \t])[ \t]++)#++[ \t]*+$")
 
 
 class HeadingLine(NamedTuple):

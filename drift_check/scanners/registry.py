@@ -7,8 +7,6 @@ trailing `(annotation)`; `No marker` means none; `(unconsumed: reason)` waives t
 requirement of that one marker.
 """
 
-import re
-
 from drift_check.facts import (
     CitedPath,
     DeclaredMarker,
@@ -20,12 +18,13 @@ from drift_check.facts import (
 )
 from drift_check.records import NamedTuple
 from drift_check.scanners.markdown import scan
+from drift_check.scanners.patterns import lazy
 
 NO_MARKER = "no marker"
-_SEPARATOR = re.compile(r"^\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
+_SEPARATOR = lazy(r"^\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
 # A repository path of a file drift-check can read as a consumer: Markdown or Python.
-_PATH_TOKEN = re.compile(r"\w[\w./-]*\.(?:md|py)")
-_LEADING_HASHES = re.compile(r"\A#{1,6}[ \t]+")  # only a leading `## `, not one inside
+_PATH_TOKEN = lazy(r"\w[\w./-]*\.(?:md|py)")
+_LEADING_HASHES = lazy(r"\A#{1,6}[ \t]+")  # only a leading `## `, not one inside
 
 
 class Cell(NamedTuple):

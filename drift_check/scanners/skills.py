@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from drift_check.facts import Mention, Named, Skill, Source
@@ -10,6 +9,7 @@ from drift_check.scanners.files import Repo
 from drift_check.scanners.frontmatter import frontmatter_names, read_frontmatter
 from drift_check.scanners.links import find_links, find_mentions
 from drift_check.scanners.markdown import scan, unclosed_fence_problem
+from drift_check.scanners.patterns import lazy
 
 
 def count_lines(text: str, rule: str) -> int:
@@ -73,7 +73,7 @@ def scan_skill(
     )
 
 
-_WORD = re.compile(r"[\w-]+")
+_WORD = lazy(r"[\w-]+")
 
 
 class SkillFiles:
@@ -98,7 +98,7 @@ class SkillFiles:
         return self._by_path.get(path, [])
 
 
-_SLOT = re.compile(r"\{\{[^{}]*\}\}|<[^<>]+>|\$\{[^{}]+\}")
+_SLOT = lazy(r"\{\{[^{}]*\}\}|<[^<>]+>|\$\{[^{}]+\}")
 
 
 def is_template(skill: Skill) -> bool:

@@ -41,32 +41,33 @@ from drift_check.scanners.json_parser import (
     parse_plain,
 )
 from drift_check.scanners.markdown import FenceSpan, MarkdownScan
+from drift_check.scanners.patterns import lazy
 from drift_check.scanners.registry import split_row
 
 # a placeholder inside a string: `<job-name>`, `<a + 5+ hex chars>`, `{{JOB_NAME}}`
-_PLACEHOLDER = re.compile(r"<[^<>\s=][^<>\n]*>|\{\{[^{}\n]+\}\}")
+_PLACEHOLDER = lazy(r"<[^<>\s=][^<>\n]*>|\{\{[^{}\n]+\}\}")
 ELLIPSIS = frozenset({"...", "…", "etc", "etc."})
 # a whole string in brackets is a slot to fill too: `"[detected]"`, `"[based on user choice]"`
-_BRACKETED = re.compile(r"\[[^\[\]\n]*[A-Za-z][^\[\]\n]*\]")
+_BRACKETED = lazy(r"\[[^\[\]\n]*[A-Za-z][^\[\]\n]*\]")
 # one literal of an `a | b` menu: no blanks, no quotes, no brackets
-_TOKEN = re.compile(r"[\w.:/@+-]+")
+_TOKEN = lazy(r"[\w.:/@+-]+")
 # words that describe a type rather than being a value (`"int | null"`)
 _TYPE_WORDS = frozenset(
     {"string", "str", "number", "int", "integer", "float", "bool", "boolean", "object",
      "array", "list", "dict", "any"}
 )  # fmt: skip
-_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
-_KEY = re.compile(r"""([A-Za-z_$][\w$.-]*|"[^"\n]+"|'[^'\n]+'):(?:[ \t]+|$)""")
-_UPPER_KEY = re.compile(r"([A-Z][A-Z0-9_]*):(?:[ \t]+|$)")
+_NUMBER = lazy(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
+_KEY = lazy(r"""([A-Za-z_$][\w$.-]*|"[^"\n]+"|'[^'\n]+'):(?:[ \t]+|$)""")
+_UPPER_KEY = lazy(r"([A-Z][A-Z0-9_]*):(?:[ \t]+|$)")
 # a line that is only `NAME:`; found from its colon (a literal the engine jumps to)
 _LINE_END_COLON = re.compile(r":[ \t]*\r?(?=\n|\Z)")
 _NAME_LINE = re.compile(r"([ \t]*)([A-Z][A-Z0-9_]*)")
-_READ = re.compile(r"\b([A-Z][A-Z0-9_]*)((?:\.[A-Za-z_][A-Za-z0-9_]*)+)")
+_READ = lazy(r"\b([A-Z][A-Z0-9_]*)((?:\.[A-Za-z_][A-Za-z0-9_]*)+)")
 # Every match of `_READ` holds this right after its name: a search for it (fast, from a
 # literal `.`) finds the candidates, and the word in front of it is where a match would start.
-_READ_DOT = re.compile(r"\.(?<=[A-Z0-9_]\.)[A-Za-z_]")
-_FOLDER = re.compile(r"[\w.-]+")
-_WORD = re.compile(r"\b[A-Z][A-Z0-9_]+\b")
+_READ_DOT = lazy(r"\.(?<=[A-Z0-9_]\.)[A-Za-z_]")
+_FOLDER = lazy(r"[\w.-]+")
+_WORD = lazy(r"\b[A-Z][A-Z0-9_]+\b")
 # fences whose content may be a dispatch prompt
 _PROSE_INFOS = frozenset({"", "text", "txt", "plain", "markdown", "md", "prompt", "yaml", "yml"})
 
@@ -75,7 +76,7 @@ TYPE_HEADERS = frozenset({"type"})
 REQUIRED_HEADERS = frozenset({"required", "required?", "req", "req.", "mandatory"})
 _YES = frozenset({"yes", "y", "true", "required", "✓", "✔", "✅", "x", "always", "mandatory"})
 _NO = frozenset({"no", "n", "false", "optional", "-", "\u2014", "\u2013", "never", "✗", "❌"})
-_FIELD_PATH = re.compile(r"[A-Za-z_$][\w$-]*(?:\[\])?(?:\.[A-Za-z_$][\w$-]*(?:\[\])?)*")
+_FIELD_PATH = lazy(r"[A-Za-z_$][\w$-]*(?:\[\])?(?:\.[A-Za-z_$][\w$-]*(?:\[\])?)*")
 
 
 def classify_string(text: str, position: Position, template: bool) -> BlockValue:
@@ -690,7 +691,7 @@ def _field_tables(
 
 # Every delimiter row (`_is_delimiter`) holds this: its first `-` follows a `|` with only
 # spaces, tabs and colons between. A search for it (fast, from a literal) finds the rows.
-_DELIMITER_START = re.compile(r"\|[ \t:]*-")
+_DELIMITER_START = lazy(r"\|[ \t:]*-")
 
 
 def _header_lines(text: str) -> list[int]:
