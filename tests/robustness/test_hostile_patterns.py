@@ -1,6 +1,6 @@
 """No regular expression backtracks catastrophically: every pattern that runs on repository
 text gets a 100,000-character input made to make it backtrack, through the public scanner
-function that uses it, and must finish within a second.
+function that uses it, and must finish within `LIMIT` seconds.
 
 A linear scan of 100,000 characters takes milliseconds; the patterns these inputs were
 written against took seconds (quadratic) or would not have finished (exponential), so the
@@ -67,7 +67,10 @@ from drift_check.settings import check
 pytestmark = pytest.mark.slow  # every pattern against crafted inputs
 
 SIZE = 100_000
-LIMIT = 1.0  # seconds
+# seconds: a linear scan of SIZE characters takes well under one here, a backtracking or
+# quadratic one minutes to hours; the margin keeps a loaded machine (CI beside other work,
+# where a 0.2 s case once took 1.1 s) from failing a linear one
+LIMIT = 5.0
 HEADING = "## Agent Registry"
 HEADER = "| Agent | Role | Completion Markers | Consumed by | Kind |"
 MANY_KEYS = "".join(f"k{i}: v\n" for i in range(SIZE // 6))
@@ -516,7 +519,7 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> Repo:
 
 
 @pytest.mark.parametrize(("run", "text"), CASES)
-def test_finishes_within_a_second(run: Runner, text: str, repo: Repo) -> None:
+def test_finishes_within_the_limit(run: Runner, text: str, repo: Repo) -> None:
     assert len(text) >= SIZE
     run(text[:200], repo)  # warm up: imports and compiled patterns are not what is measured
     start = time.perf_counter()
@@ -544,7 +547,7 @@ def test_glob_automaton_agrees_with_the_regex(glob: str, path: str) -> None:
 
 
 @pytest.mark.parametrize("glob", ["*a*a*a*a*b", "**a**a**a**b", "**/*a*a*a*/**/*b"])
-def test_a_glob_with_many_stars_finishes_within_a_second(glob: str) -> None:
+def test_a_glob_with_many_stars_finishes_within_the_limit(glob: str) -> None:
     path = "a" * 4000 + "/" + "a" * 255  # longer than any real path
     assert isinstance(glob_pattern(glob), _WildcardMatcher)
     start = time.perf_counter()
