@@ -143,22 +143,13 @@ def broken_anchor(facts: Facts) -> Iterator[Hit]:
                 f" anchor; link to a heading outside the block{where}",
             )
         else:
-            meant = _hyphens_apart(anchor, facts.anchors[target])
-            if meant is not None:
+            near = _near_anchor(anchor, facts.anchors[target])
+            if near is not None:
+                meant, why = near
                 yield Hit(
                     link.position,
                     f"`#{link.anchor}` is not an anchor of `{target}`: the heading it means has"
-                    f" the anchor `#{meant}` (an emoji or symbol dropped from a heading leaves"
-                    f" its blank, which becomes a hyphen); use `#{meant}`{where}",
-                )
-                continue
-            meant = _loosely(anchor, facts.anchors[target])
-            if meant is not None:
-                yield Hit(
-                    link.position,
-                    f"`#{link.anchor}` is not an anchor of `{target}`: the heading it means has"
-                    f" the anchor `#{meant}` (a heading's number and underscores stay in its"
-                    f" anchor); use `#{meant}`{where}",
+                    f" the anchor `#{meant}` ({why}); use `#{meant}`{where}",
                 )
                 continue
             yield Hit(
@@ -175,21 +166,28 @@ def broken_anchor(facts: Facts) -> Iterator[Hit]:
         )
 
 
-def _hyphens_apart(anchor: str, anchors: frozenset[str]) -> str | None:
-    """The one anchor that differs from `anchor` only in its hyphens (`-deploy` for
-    `deploy`, from `## 🚀 Deploy`; `a--b` for `a-b`), if there is exactly one."""
-    bare = "-".join(part for part in anchor.split("-") if part)
-    found = [a for a in anchors if "-".join(part for part in a.split("-") if part) == bare]
-    return found[0] if len(found) == 1 and bare else None
+def _near_anchor(anchor: str, anchors: frozenset[str]) -> tuple[str, str] | None:
+    """The anchor `anchor` means and why it differs, when exactly one anchor differs from it
+    only in its hyphens (`-deploy` for `deploy`, from `## 🚀 Deploy`; `a--b` for `a-b`), else
+    when exactly one differs only by a section number in front, hyphens and underscores
+    (`4-schema-design` for `schema-design`, from `## 4. Schema Design`; `pg_stat` for
+    `pgstat`)."""
+    for key, why in (
+        (
+            _hyphens_key,
+            "an emoji or symbol dropped from a heading leaves its blank, which becomes a hyphen",
+        ),
+        (_loose_key, "a heading's number and underscores stay in its anchor"),
+    ):
+        wanted = key(anchor)
+        found = [a for a in anchors if key(a) == wanted]
+        if len(found) == 1 and wanted:
+            return found[0], why
+    return None
 
 
-def _loosely(anchor: str, anchors: frozenset[str]) -> str | None:
-    """The one anchor that differs from `anchor` only by a section number in front or by
-    hyphens and underscores (`4-schema-design` for `schema-design`, from `## 4. Schema
-    Design`; `pg_stat` for `pgstat`), if there is exactly one."""
-    key = _loose_key(anchor)
-    found = [a for a in anchors if _loose_key(a) == key]
-    return found[0] if len(found) == 1 and key else None
+def _hyphens_key(anchor: str) -> str:
+    return "-".join(part for part in anchor.split("-") if part)
 
 
 def _loose_key(anchor: str) -> str:
