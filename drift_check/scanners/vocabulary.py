@@ -1000,14 +1000,9 @@ def _keep_local(groups: list[_Group], files: list[str]) -> None:
 
 
 def _bundle(path: str, skill_dirs: set[str]) -> str:
-    """The skill folder a file belongs to (the nearest folder above it holding a SKILL.md),
-    else its own folder."""
-    folder = posixpath.dirname(path)
-    while folder:
-        if folder in skill_dirs:
-            return folder
-        folder = posixpath.dirname(folder)
-    return "" if "" in skill_dirs else posixpath.dirname(path)
+    """The skill folder a file belongs to, else its own folder."""
+    skill = _skill_of(path, skill_dirs)
+    return posixpath.dirname(path) if skill is None else skill
 
 
 def _best_alike(scored: list[tuple[int, list[_Group]]]) -> _Group | None:
