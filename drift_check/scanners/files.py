@@ -29,9 +29,11 @@ _Ignores = list[tuple[str, tuple[IgnorePattern, ...]]]  # (folder prefix, its pa
 # there restates the sources beside it, and its megabytes take seconds to search.
 BUILD_DIRS = frozenset({"dist", "build", "_build", "buck-out", "site-packages"})
 # what esbuild and bun (`var __defProp = Object.defineProperty;`) and webpack (`/******/`)
-# write first in a bundle, after a shebang, line comments and blank lines
+# write first in a bundle, after a shebang, line comments and blank lines (possessive: a
+# file of comment lines that is no bundle is passed once, not backtracked through)
 _BUNDLE_START = lazy(
-    r"(?:#![^\n]*\n)?(?:[ \t]*(?://[^\n]*)?\r?\n)*(?:var __(?:create|defProp) = Object\.|/\*{6}/)"
+    r"(?:#![^\n]*+\n)?+(?:[ \t\r]*+(?://[^\n]*+)?+\n)*+"
+    r"(?:var __(?:create|defProp) = Object\.|/\*{6}/)"
 )
 
 

@@ -42,7 +42,14 @@ from drift_check.facts import Source
 from drift_check.scanners.agents import find_includes, find_read_mentions
 from drift_check.scanners.consumers import Sections, quoted_markers, read_gates
 from drift_check.scanners.directives import find_directives
-from drift_check.scanners.files import _REGEX, Repo, _tokens, _WildcardMatcher, glob_pattern
+from drift_check.scanners.files import (
+    _REGEX,
+    Repo,
+    _tokens,
+    _WildcardMatcher,
+    build_output,
+    glob_pattern,
+)
 from drift_check.scanners.frontmatter import read_frontmatter, simple_yaml
 from drift_check.scanners.json_parser import JsonSyntaxError, parse_json
 from drift_check.scanners.links import find_links, find_mentions, heading_anchors, slugs
@@ -190,6 +197,10 @@ def run_json(text: str, repo: Repo) -> object:
 
 def run_script_word(text: str, repo: Repo) -> object:
     return script_word(text)
+
+
+def run_build_output(text: str, repo: Repo) -> object:
+    return build_output("src/a.js", text)
 
 
 def run_heading_text(text: str, repo: Repo) -> object:
@@ -507,6 +518,8 @@ CASES = [
     pytest.param(
         run_script_word, fill("a", "${CLAUDE_PLUGIN_ROOT}/", ""), id="hook command: long path"
     ),
+    pytest.param(run_build_output, fill("// c\r\n", "", "var x"), id="bundle: comment lines"),
+    pytest.param(run_build_output, fill(" \t\r\n", "#!/bin/node\n", "x"), id="bundle: blanks"),
 ]
 
 
