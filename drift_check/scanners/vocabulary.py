@@ -210,7 +210,8 @@ def find_vocabularies(
             if block is not None:
                 blocks.append(block)
     _emissions(groups, blocks)
-    _keep_local(groups, files)
+    skill_dirs = {posixpath.dirname(f) for f in files if posixpath.basename(f) == "SKILL.md"}
+    _keep_local(groups, skill_dirs)
     handlers: list[Handler] = []
     mentions: dict[str, Source] = {}
     for source, own in read:
@@ -219,7 +220,7 @@ def find_vocabularies(
         if found_handlers:
             mentions[source.path] = source
     _handlers(groups, handlers, mentions)
-    _code(groups, repo, files)
+    _code(groups, repo, files, skill_dirs)
     return tuple(g.vocabulary() for g in sorted(groups, key=lambda g: g.source.position))
 
 
@@ -974,14 +975,13 @@ def _emissions(groups: list[_Group], blocks: list[Block]) -> None:
                 best.emitted.append(StateName(leaf.value, leaf.position))
 
 
-def _keep_local(groups: list[_Group], files: list[str]) -> None:
+def _keep_local(groups: list[_Group], skill_dirs: set[str]) -> None:
     """A template's alternatives do not judge the values of skills that keep values of their
     own: where two or more other skills each give the field only states the alternatives
     lack, and not the same ones (`"intent": "brainstorm"` in one, `"run"` in another, beside
     `"create | update | validate"`), the field names each skill's own mode, not one shared
     vocabulary, and those skills' values are left out. A single skill off the list, or several
     giving one same undefined state, still counts (that is drift)."""
-    skill_dirs = {posixpath.dirname(f) for f in files if posixpath.basename(f) == "SKILL.md"}
     for group in groups:
         if group.configured or group.source.kind != "alternatives":
             continue
@@ -1058,7 +1058,7 @@ def _handlers(groups: list[_Group], handlers: list[Handler], sources: dict[str, 
             best.handlers.append(handler.states)
 
 
-def _code(groups: list[_Group], repo: Repo, files: list[str]) -> None:
+def _code(groups: list[_Group], repo: Repo, files: list[str], skill_dirs: set[str]) -> None:
     """Copies and branches in Python and TypeScript files that name a vocabulary's field."""
     code = [
         path
@@ -1072,7 +1072,6 @@ def _code(groups: list[_Group], repo: Repo, files: list[str]) -> None:
         return
     names = sorted({n for g in groups for n in g.known()}, key=len, reverse=True)
     quoted = re.compile("[\"'`](" + "|".join(re.escape(n) for n in names) + ")[\"'`]")
-    skill_dirs = {posixpath.dirname(f) for f in files if posixpath.basename(f) == "SKILL.md"}
     for path in code:
         source = repo.read(path)
         if source is None or build_output(path, source.text):
