@@ -349,8 +349,9 @@ def _probe(repo: Repo, probe: Any) -> str | None:
 PROBED_PACKS = ("gsd", "contracts", "gaia", "gdskills", "envelope")
 # what makes discovery choose the other packs (`detect_systems`), for the docs
 DISCOVERED_BY = {
-    "claude-code": "a marketplace, a plugin manifest, a `.claude/` folder with agents, skills"
-    " or commands, hook files; or, where no registry claims them, the tree's agents or commands",
+    "claude-code": "a marketplace, a plugin manifest, a `.claude/` folder or a kit with agents,"
+    " skills or commands, hook files; or, where no registry claims them, the tree's agents or"
+    " commands",
     "agent-skills": "skills, and none of the above",
 }
 
@@ -368,7 +369,7 @@ def detect_systems(repo: Repo, components: Components) -> list[tuple[str, str]]:
     in_claude = [
         p
         for p in components.agents + components.skills + components.commands
-        if any(p.startswith(c + "/") for c in components.claude_folders)
+        if any(p.startswith(c + "/") for c in components.claude_folders + components.kits)
     ]
     # a registry's system claims the tree's own agents/ and commands/ folders
     unclaimed = () if registry else components.commands + components.agents

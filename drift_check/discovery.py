@@ -1,10 +1,11 @@
 """Discovery: the components of a tree, each found by its own convention.
 
 A tree is a set of components, not one layout: skills (any `SKILL.md`), agents (the
-`agents/` folder of a plugin root, of a `.claude/` folder or of the tree, subfolders
-included), commands, plugin and marketplace manifests, hook files, MCP files and memory
-files. A marketplace's `source` paths and a plugin manifest's declared component paths say
-where a plugin's parts are, wherever they sit. One tree may hold several systems at once (a
+`agents/` folder of a plugin root, of a `.claude/` folder, of a kit (a `.claude/` folder
+under another name) or of the tree, subfolders included), commands, plugin and marketplace
+manifests, hook files, MCP files and memory files. A marketplace's `source` paths and a
+plugin manifest's declared component paths say where a plugin's parts are, wherever they
+sit. One tree may hold several systems at once (a
 GSD core, a plugin marketplace, a skills folder): `systems` names the rule packs that fit
 what was found, and the evidence for each.
 
@@ -54,6 +55,8 @@ class Components(NamedTuple):
     mcp_files: tuple[str, ...]
     memory_files: tuple[str, ...]
     claude_folders: tuple[str, ...]  # every `.claude` folder holding agents, skills or commands
+    # folders shaped like a `.claude` folder under another name (`_kit_folders`) with agents
+    kits: tuple[str, ...] = ()
     # (agent file, manifest, line of its `agents` key): beside listed agents, not listed
     undeclared_agents: tuple[tuple[str, str, int], ...] = ()
     manifests: Manifests = EMPTY_MANIFESTS  # the manifests, read with positions
@@ -113,7 +116,10 @@ def discover(
                 if component.key in declared and component.resolved is not None:
                     declared[component.key].append(component.resolved)
     roots = frozenset(plugins)
+    kits = _kit_folders(files, roots)
+    owners = roots | kits
     agents, commands, skills, variants, claude = set(), set(), [], [], set()
+    kit_commands: list[tuple[str, str]] = []  # (kit folder, command file)
     for path in files:
         name = path.rsplit("/", 1)[-1]
         if name == "SKILL.md":
@@ -130,16 +136,26 @@ def discover(
         if not name.endswith(".md") or name.lower() in INDEX_DOCUMENTS:
             continue
         for kind, found in (("agents", agents), ("commands", commands)):
-            owner, rest = _component_folder(path, kind, roots)
+            owner, rest = _component_folder(path, kind, owners)
             if owner is None:
                 continue
             if owner.endswith(".claude") or owner == ".claude":
                 claude.add(owner)
-            # in a subfolder, only a file with frontmatter is an agent (the others are
-            # documents the agents share); a command may be any Markdown file
-            if kind == "agents" and "/" in rest and not _has_frontmatter(repo, path):
+            kit = owner in kits
+            if kit and kind == "commands":
+                kit_commands.append((owner, path))
+                continue
+            # in a kit, only a Claude Code agent (frontmatter with a `name`) is one; in a
+            # subfolder, only a file with frontmatter (the others are documents the agents
+            # share); a command may be any Markdown file
+            if kind == "agents" and not (
+                _named_agent(repo, path) if kit else "/" not in rest or _has_frontmatter(repo, path)
+            ):
                 continue
             found.add(path)
+    # a kit's commands count where the kit has agents: it is a Claude Code folder then
+    with_agents = {_kit_of(a, kits) for a in agents} if kits else set()
+    commands.update(path for kit, path in kit_commands if kit in with_agents)
     kept = set(skills)
     variants = [(variant, main) for variant, main in variants if main in kept]
     for path in skills:
@@ -180,6 +196,7 @@ def discover(
         mcp_files=tuple(sorted(mcp)),
         memory_files=tuple(memory_files),
         claude_folders=tuple(sorted(claude)),
+        kits=tuple(sorted(k for k in with_agents if k is not None)),
         undeclared_agents=tuple(sorted(undeclared)),
         manifests=manifests,
     )
@@ -202,6 +219,34 @@ def _component_folder(path: str, kind: str, roots: frozenset[str]) -> tuple[str 
             if owner == "" or owner in roots or owner.rsplit("/", 1)[-1] == ".claude":
                 return owner, path[i + len(kind) + 1 :]
         start = i + 1
+
+
+def _kit_folders(files: list[str], roots: frozenset[str]) -> frozenset[str]:
+    """Folders that hold both an `agents/` and a `commands/` folder, other than the tree, a
+    plugin root or a `.claude` folder: what an installer copies into a project's `.claude/`
+    (`cc_sessions/`, `templates/claude-code-agent/`), checked where it is kept."""
+    parents: dict[str, set[str]] = {"agents": set(), "commands": set()}
+    for path in files:
+        for kind, found in parents.items():
+            needle = "/" + kind + "/"
+            i = path.find(needle)
+            while i > 0:
+                found.add(path[:i])
+                i = path.find(needle, i + 1)
+    return frozenset(
+        folder
+        for folder in parents["agents"] & parents["commands"]
+        if folder not in roots and folder.rsplit("/", 1)[-1] != ".claude"
+    )
+
+
+def _kit_of(path: str, kits: frozenset[str]) -> str | None:
+    i = path.find("/agents/")
+    while i > 0:
+        if path[:i] in kits:
+            return path[:i]
+        i = path.find("/agents/", i + 1)
+    return None
 
 
 def _owner_of(path: str, marker: str) -> str | None:
@@ -237,6 +282,16 @@ def _skill_folder(path: str, declared: list[str]) -> bool:
 def _has_frontmatter(repo: Repo, path: str) -> bool:
     source = repo.read(path)
     return source is not None and source.text.startswith("---\n")
+
+
+def _named_agent(repo: Repo, path: str) -> bool:
+    """Whether the file's frontmatter gives a `name`, as a Claude Code agent's must (other
+    hosts' agents, OpenCode's among them, are named by their files)."""
+    source = repo.read(path)
+    if source is None or not source.text.startswith("---\n"):
+        return False
+    end = source.text.find("\n---", 3)
+    return "\nname:" in source.text[3 : end + 1 if end > 0 else 0]
 
 
 def _key_line(repo: Repo, path: str, needle: str) -> int:

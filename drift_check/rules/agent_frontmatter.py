@@ -222,14 +222,15 @@ def agent_skills_prefix(facts: Facts) -> Iterator[Hit]:
             )
 
 
-def agent_scope(path: str, existing: frozenset[str]) -> tuple[str, str]:
+def agent_scope(path: str, existing: frozenset[str], kits: tuple[str, ...] = ()) -> tuple[str, str]:
     """Where an agent's name must be unique, as (kind, folder): the nearest of the `.claude/`
-    folder it is under and the plugin folder holding it (one with
-    `.claude-plugin/plugin.json`), else the whole tree."""
+    folder it is under, the kit (a `.claude` folder an installer copies, kept under another
+    name) and the plugin folder holding it (one with `.claude-plugin/plugin.json`), else the
+    whole tree."""
     parts = path.split("/")[:-1]
     for depth in range(len(parts), -1, -1):
         folder = "/".join(parts[:depth])
-        if depth and parts[depth - 1] == ".claude":
+        if depth and (parts[depth - 1] == ".claude" or folder in kits):
             return ".claude", folder
         if (f"{folder}/" if folder else "") + ".claude-plugin/plugin.json" in existing:
             return "plugin", folder
@@ -279,14 +280,15 @@ def agent_duplicate_name(facts: Facts) -> Iterator[Hit]:
     folder (subfolders included) that declare one name it loads only one, chosen by the order
     the file system lists them. A plugin's agents are named `plugin:name`, with the folders
     under `agents/` in between, so two of them collide only in the same folder. The scope of
-    an agent file is the nearest `.claude/` folder or plugin folder (one holding
-    `.claude-plugin/plugin.json`) it is in, else the tree. Rename one of the two.
+    an agent file is the nearest `.claude/` folder, kit (a folder holding `agents/` and
+    `commands/` that an installer copies into a project's `.claude/`) or plugin folder (one
+    holding `.claude-plugin/plugin.json`) it is in, else the tree. Rename one of the two.
     """
     first: dict[tuple[str, str, str], Agent] = {}
     for agent in _agents(facts):
         if agent.path in facts.frontmatter_errors:
             continue  # invalid frontmatter: DC004 reports it
-        kind, folder = agent_scope(agent.path, facts.existing_paths)
+        kind, folder = agent_scope(agent.path, facts.existing_paths, facts.components.kits)
         identity = _identity(agent, kind, folder)
         if identity is None:
             continue

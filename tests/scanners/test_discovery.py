@@ -111,3 +111,45 @@ def test_hooks_mcp_and_memory_files(tmp_path: Path) -> None:
     )
     assert found.mcp_files == (".mcp.json",)
     assert found.memory_files == ("CLAUDE.md", "web/AGENTS.md")
+
+
+def test_a_claude_folder_kept_under_another_name_is_a_kit(tmp_path: Path) -> None:
+    found = _found(
+        tmp_path,
+        {
+            "pkg/agents/a.md": AGENT.format("a"),
+            "pkg/agents/notes.md": "Shared notes.\n",
+            "pkg/commands/go.md": "Go.\n",
+            "src/pkg/agents/a.md": AGENT.format("a"),
+            "src/pkg/commands/go.md": "Go.\n",
+            # another host's agents, named by their files: not a Claude Code kit
+            "hosts/opencode/agents/b.md": "---\ndescription: B.\nmode: subagent\n---\n",
+            "hosts/opencode/commands/go.md": "Go.\n",
+            # agents with no commands beside them: prose about agents
+            "docs/agents/c.md": AGENT.format("c"),
+        },
+    )
+    assert found.agents == ("pkg/agents/a.md", "src/pkg/agents/a.md")
+    assert found.commands == ("pkg/commands/go.md", "src/pkg/commands/go.md")
+    assert found.kits == ("pkg", "src/pkg")
+
+
+def test_two_kits_are_two_scopes_for_agent_names(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    write_tree(
+        tmp_path,
+        {
+            "pkg/agents/a.md": AGENT.format("a"),
+            "pkg/agents/b.md": AGENT.format("a"),
+            "pkg/commands/go.md": "Go.\n",
+            "src/pkg/agents/a.md": AGENT.format("a"),
+            "src/pkg/commands/go.md": "Go.\n",
+        },
+    )
+    run = cli(str(tmp_path), "--format", "json", "--select", "DC606")
+    assert [(f["path"], f["message"]) for f in run.json()["findings"]] == [
+        (
+            "pkg/agents/b.md",
+            "agent name `a` is also the name of `pkg/agents/a.md` in the same `pkg/`;"
+            " Claude Code loads only one of them: rename one",
+        )
+    ]
