@@ -53,8 +53,9 @@ def unknown_skill_reference(facts: Facts) -> Iterator[Hit]:
     relies on is never loaded. Fix the name, or add the skill. A name is known when it is a
     skill folder or frontmatter `name`, a command (`gsd:x`, also as `gsd-x`), one of the
     host's bundled skills (`builtin-skills`), or `plugin:skill` of a plugin in the tree; a
-    `plugin:skill` of a plugin not in the tree is left alone. Checked only in trees with
-    skills or commands.
+    `plugin:skill` of a plugin not in the tree is left alone, and so is a word that stands
+    for any skill's name (`Skill("name")`, `Skill("my-skill")`, a name in capitals). Checked
+    only in trees with skills or commands.
     """
     if not (facts.skill_dirs or facts.commands):
         return

@@ -28,6 +28,9 @@ _Ignores = list[tuple[str, tuple[IgnorePattern, ...]]]  # (folder prefix, its pa
 # Folders a build writes code into (ruff leaves the same names out of its checks): a bundle
 # there restates the sources beside it, and its megabytes take seconds to search.
 BUILD_DIRS = frozenset({"dist", "build", "_build", "buck-out", "site-packages"})
+# scripts a minifier writes on lines longer than any person does: such a file is a build's
+# output (a bundled hook or a web viewer), skipped without a word, not a file to fix
+SCRIPT_SUFFIXES = (".js", ".cjs", ".mjs")
 # what esbuild and bun (`var __defProp = Object.defineProperty;`) and webpack (`/******/`)
 # write first in a bundle, after a shebang, line comments and blank lines (possessive: a
 # file of comment lines that is no bundle is passed once, not backtracked through)
@@ -493,6 +496,8 @@ class Repo:
             start = 0
             for line, end in enumerate(_line_ends(text), 1):
                 if end - start > longest:
+                    if path.endswith(SCRIPT_SUFFIXES):
+                        return None
                     self.problems.append(
                         InputProblem(
                             Position(path, line, 1),

@@ -27,6 +27,12 @@ _LOAD_FROM = lazy(
     r"(?:[\w./-]*/)?skills/([\w.-]+)/SKILL\.md"
 )
 _NAME = lazy(r"[\w][\w:.-]*\Z")
+# words a document writes for "any skill's name" (`Skill("name")`, `Skill("my-skill")`),
+# compared without case, hyphens or underscores; a name in capitals is a slot too, as
+# skill names are lower case
+_SLOT_WORDS = frozenset(
+    {"name", "skill", "skillname", "myskill", "yourskill", "someskill", "exampleskill", "x"}
+)
 _SPAWN = lazy(r"(?i)\b(?:spawned|dispatched)\s+by\b[ \t]*(:?)[ \t]*")
 _KIND = r"(?:workflow|agent|sub-?agent|skill|command|orchestrator)s?\b"
 _SPAWNER = lazy(
@@ -94,11 +100,15 @@ def skill_references(source: Source) -> list[NameReference]:
     at = source.position
     for m in _matches(_SKILL_CALL, source.text, "Skill("):
         name = m.group(2).strip().split()[0] if m.group(2).strip() else ""
-        if _NAME.match(name):
+        if _NAME.match(name) and not _slot(name):
             out.append(NameReference(name, "skill", _call(source.text, m), at(m.start(2))))
     for m in _matches(_LOAD_FROM, source.text, "kill from", "kill at"):
         out.append(NameReference(m.group(1), "skill", m.group(0), at(m.start(1))))
     return out
+
+
+def _slot(name: str) -> bool:
+    return name.isupper() or name.replace("-", "").replace("_", "").lower() in _SLOT_WORDS
 
 
 def _call(text: str, m: re.Match[str]) -> str:

@@ -1,10 +1,15 @@
-"""Which code files are a build's output, left out of the state and field-read scans."""
+"""Which code files are a build's output, left out of the state and field-read scans, and
+minified scripts, not read at all."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from drift_check.scanners.files import build_output
+from drift_check.scanners.files import Limits, Repo, build_output
+from drift_check.settings import resolve
+from tests.conftest import write_tree
 
 
 @pytest.mark.parametrize(
@@ -27,3 +32,23 @@ from drift_check.scanners.files import build_output
 )
 def test_build_output(path: str, text: str | None, expected: bool) -> None:
     assert build_output(path, text) is expected
+
+
+def test_a_script_with_a_line_past_the_limit_is_minified_and_skipped_silently(
+    tmp_path: Path,
+) -> None:
+    long_line = "var a=" + "1+" * 50 + "1;\n"
+    write_tree(
+        tmp_path,
+        {
+            "plugin/scripts/worker.cjs": "#!/usr/bin/env node\n" + long_line,
+            "plugin/scripts/notes.md": "# Notes\n\n" + long_line,
+        },
+    )
+    limits = Limits.from_settings(resolve(({"max-line-length": 60},)))
+    repo = Repo(str(tmp_path), limits)
+    assert repo.read("plugin/scripts/worker.cjs") is None
+    assert repo.read("plugin/scripts/notes.md") is None
+    assert [(p.position.path, p.position.line) for p in repo.problems] == [
+        ("plugin/scripts/notes.md", 3)
+    ]
