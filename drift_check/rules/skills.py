@@ -86,9 +86,12 @@ def skill_name_invalid(facts: Facts) -> Iterator[Hit]:
         if name is None:
             yield Hit(
                 _at(skill, "name"),
-                f"skill `{skill.name}` has no `name`; add `name: {skill.name}`",
+                f"skill `{skill.name}` has no `name`; add `name: {skill.name}`"
+                if _valid_name(skill.name, limit)
+                else f"skill `{skill.name}` has no `name`; add one of 1-{limit} lowercase"
+                " letters, digits and single hyphens, and name its directory alike",
             )
-        elif not isinstance(name, str) or not _NAME.fullmatch(name) or len(name) > limit:
+        elif not isinstance(name, str) or not _valid_name(name, limit):
             yield Hit(
                 _at(skill, "name"),
                 f"skill name `{name}` must be 1-{limit} lowercase letters, digits and single"
@@ -113,18 +116,33 @@ def skill_name_mismatch(facts: Facts) -> Iterator[Hit]:
     Agents list skills by directory (`skills/<name>/`) and loaders by `name`; when they
     differ one of them points at nothing. Rename one so both agree. The fix sets `name` to
     the directory's name; it is unsafe while another file still uses the old name as a word
-    (an agent's `skills: [old]`, `/plugin:old`), and the message lists those places.
+    (an agent's `skills: [old]`, `/plugin:old`), and the message lists those places. A
+    directory whose name is no valid skill name (`skill_files`) gets no fix: give both one
+    valid name.
     """
+    limit = facts.settings["skill-name-max"]
     for skill in _skills(facts):
         name = (skill.frontmatter or {}).get("name")
         if isinstance(name, str) and name and name != skill.name:
             fix, note = rename(facts, skill.path, skill.frontmatter_lines, name, skill.name)
+            if _valid_name(skill.name, limit):
+                advice = f"set `name: {skill.name}` or rename the directory"
+            else:
+                fix = None
+                advice = (
+                    f"`{skill.name}` is no valid skill name, so rename the directory and give"
+                    " both one valid name"
+                )
             yield Hit(
                 _at(skill, "name"),
                 f"skill `name: {name}` differs from its directory `{skill.directory}`;"
-                f" set `name: {skill.name}` or rename the directory{note}",
+                f" {advice}{note}",
                 fix=fix,
             )
+
+
+def _valid_name(name: str, limit: int) -> bool:
+    return len(name) <= limit and _NAME.fullmatch(name) is not None
 
 
 @rule(
