@@ -25,8 +25,9 @@ def command_unknown_key(facts: Facts) -> Iterator[Hit]:
 
     Claude Code reads a command file's frontmatter as a skill's and ignores any key it does
     not document, without a word, so the setting never takes effect. Use the documented key,
-    move your own data under `metadata`, or remove it; an empty `command-allowed-keys` allows
-    any key.
+    move your own data under `metadata`, or remove it; a key your own tooling reads belongs
+    in `command-allowed-keys` (`extend-command-allowed-keys` in your config), and an empty
+    list allows any key.
     """
     allowed = set(facts.settings["command-allowed-keys"] or ())  # null: any key
     if not allowed:
@@ -41,7 +42,8 @@ def command_unknown_key(facts: Facts) -> Iterator[Hit]:
                 Position(path, lines.get(str(key), 1), 1),
                 f"command `/{command.name}` has key `{key}`, which the {facts.preset} preset"
                 " does not know for commands; Claude Code ignores it: use the documented key,"
-                " move it under `metadata`, or remove it",
+                " move it under `metadata`, or remove it; if your own tooling reads it, add it"
+                " to `command-allowed-keys`",
             )
 
 
