@@ -124,6 +124,64 @@ def set_frontmatter_value(
     )
 
 
+# a top-level `key: value` whose value is plain (not quoted, not a block, an anchor, an
+# alias or a tag) and holds no ` #` (where a comment might start)
+_PLAIN_PAIR = re.compile(r"[A-Za-z_][\w.-]*[ \t]*:[ \t]+([^\s'\"|>&*!%@`#](?:(?! #).)*?)[ \t]*")
+
+
+def quote_plain_value(facts: Facts, path: str, line: int, column: int) -> Fix | None:
+    """Quote the one-line plain value in which the strict parser stops, at (line, column),
+    in a frontmatter it rejects (`description: Use when: x`, `argument-hint: [name] | --all`),
+    and any other such value it stops in after that, so that each key holds the text written
+    after it. None where the error is not inside a top-level `key: value` on one line.
+    Unsafe: the frontmatter now loads, so its keys (`tools`, `model`) take effect where the
+    host ignored them all."""
+    source = facts.sources.get(path)
+    if source is None or _plain_value(source, line, column) is None:
+        return None
+    return Fix("quote the value", "unsafe", lambda: _quoted_lines(source, line, column))
+
+
+def _plain_value(source: Source, line: int, column: int) -> re.Match[str] | None:
+    """The `key: value` on `line`, when the column is inside its plain value and the value
+    does not go on below."""
+    if not 1 < line <= source.line_count:
+        return None
+    below = source.line_text(line + 1) if line < source.line_count else ""
+    if below[:1] in (" ", "\t") and below.strip():
+        return None  # a plain value continued below
+    m = _PLAIN_PAIR.fullmatch(source.line_text(line))
+    return m if m is not None and m.start(1) < column <= m.end(1) + 1 else None
+
+
+def _quoted_lines(source: Source, line: int, column: int) -> tuple[Edit, ...]:
+    from drift_check.yaml_loader import YamlError, safe_load  # ruamel.yaml, only for a fix
+
+    lines = [source.line_text(n) for n in range(1, source.line_count + 1)]
+    close = next((n for n in range(1, len(lines)) if lines[n].rstrip() == "---"), len(lines))
+    edits: list[Edit] = []
+    at: tuple[int, int] | None = (line, column)
+    while at is not None and len(edits) < 20:
+        m = _plain_value(source, *at)
+        if m is None or any(e.line == at[0] for e in edits):
+            break
+        value = m.group(1)
+        quote = '"' if "'" in value and '"' not in value and "\\" not in value else ""
+        new = yaml_scalar(value, quote)
+        if new == value:
+            break
+        edits.append(Edit(source.path, at[0], m.start(1) + 1, at[0], m.end(1) + 1, new))
+        lines[at[0] - 1] = lines[at[0] - 1][: m.start(1)] + new + lines[at[0] - 1][m.end(1) :]
+        try:
+            safe_load("\n".join(lines[1:close]) + "\n")
+            at = None
+        except YamlError as exc:
+            at = (exc.line + 1, exc.column)
+        except Exception:
+            break
+    return tuple(edits)
+
+
 def _closing_quote(text: str, start: int) -> int:
     """The index of the quote that closes the one at `start` on this line, or -1."""
     quote = text[start]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from drift_check.facts import Facts
+from drift_check.fixes.edits import quote_plain_value
 from drift_check.rules.base import Hit, rule
 
 
@@ -87,6 +88,7 @@ def registry_row_malformed(facts: Facts) -> Iterator[Hit]:
 @rule(
     "DC004",
     "invalid-frontmatter",
+    fix="unsafe",
     failing="""
         ---
         name: gsd-planner
@@ -104,11 +106,22 @@ def invalid_frontmatter(facts: Facts) -> Iterator[Hit]:
     """An agent's or a skill's frontmatter is not valid YAML under a strict parser, or not a
     mapping.
 
-    Claude Code and other loaders parse frontmatter strictly; an unquoted `: ` inside a value
-    or a duplicate key breaks the agent at load time. The finding points at the exact line and
-    column of the YAML error. Quote the value or remove the duplicate.
+    Claude Code and other loaders parse frontmatter strictly; an unquoted `: ` inside a value,
+    a value that starts as a YAML list and goes on (`argument-hint: [name] | --all`) or a
+    duplicate key breaks the whole frontmatter at load time: Claude Code then loads the
+    file with none of its keys (no description, no `tools`, no `model`), and other hosts
+    drop it. The finding points at the exact line and column of the YAML error. Quote the
+    value or remove the duplicate. The fix quotes a value written on one line after a
+    top-level key, and any other such value the parser stops at after it; it is unsafe, as
+    the keys the host ignored (`tools`, `model`) take effect once the frontmatter loads.
     """
-    yield from _problems(facts, "frontmatter")
+    for p in facts.problems:
+        if p.kind != "frontmatter":
+            continue
+        fix = None
+        if p.message.startswith("frontmatter is not valid YAML") and "duplicate" not in p.message:
+            fix = quote_plain_value(facts, *p.position)
+        yield Hit(p.position, p.message, fix=fix)
 
 
 @rule(

@@ -19,8 +19,8 @@ A case is a tree (a base tree plus the files that differ), and the positions
         message_contains: ["a substring of some finding's message"]   # optional
         message_lacks: ["a substring no finding's message holds"]     # optional
         select: "DC010,DC103"  # optional: the rules to run (default: this rule alone)
-        fixed:                 # optional: files after `--fix --unsafe-fixes` (see _check_fix)
-          path/in/tree.md: |
+        fixed:                 # optional: files after `--fix --unsafe-fixes` (see _check_fix);
+          path/in/tree.md: |   # all as they were: no fix is offered
             content
         withheld: DC301        # optional: the fix in `fixed` would create this finding, so
                                # --fix withholds it (SARIF still offers it to a person)
@@ -97,6 +97,12 @@ def _check_fix(code: str, case: dict, root: Path, cli) -> None:  # type: ignore[
             assert {p: (root / p).read_text(encoding="utf-8") for p in case["fixed"]} == before
         return
     diff = cli(str(root), "--diff", "--unsafe-fixes", "-q", *select)
+    if case["fixed"] == before:  # no fix offered: nothing to show, nothing written
+        assert (diff.code, diff.out) == (0, ""), diff.out
+        again = cli(str(root), "--fix", "--unsafe-fixes", "-q", *select)
+        assert "fixed 0 findings" in again.err
+        assert {p: (root / p).read_text(encoding="utf-8") for p in case["fixed"]} == before
+        return
     assert diff.code == 1
     expected = "".join(
         "".join(
