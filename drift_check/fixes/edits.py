@@ -126,7 +126,7 @@ def set_frontmatter_value(
 
 # a top-level `key: value` whose value is plain (not quoted, not a block, an anchor, an
 # alias or a tag) and holds no ` #` (where a comment might start)
-_PLAIN_PAIR = re.compile(r"[A-Za-z_][\w.-]*[ \t]*:[ \t]+([^\s'\"|>&*!%@`#](?:(?! #).)*?)[ \t]*")
+_PLAIN_PAIR = re.compile(r"([A-Za-z_][\w.-]*)[ \t]*:[ \t]+([^\s'\"|>&*!%@`#](?:(?! #).)*?)[ \t]*")
 
 
 def quote_plain_value(facts: Facts, path: str, line: int, column: int) -> Fix | None:
@@ -137,9 +137,11 @@ def quote_plain_value(facts: Facts, path: str, line: int, column: int) -> Fix | 
     Unsafe: the frontmatter now loads, so its keys (`tools`, `model`) take effect where the
     host ignored them all."""
     source = facts.sources.get(path)
-    if source is None or _plain_value(source, line, column) is None:
+    pair = None if source is None else _plain_value(source, line, column)
+    if source is None or pair is None:
         return None
-    return Fix("quote the value", "unsafe", lambda: _quoted_lines(source, line, column))
+    what = f"quote the value of `{pair.group(1)}`"
+    return Fix(what, "unsafe", lambda: _quoted_lines(source, line, column))
 
 
 def _plain_value(source: Source, line: int, column: int) -> re.Match[str] | None:
@@ -151,7 +153,7 @@ def _plain_value(source: Source, line: int, column: int) -> re.Match[str] | None
     if below[:1] in (" ", "\t") and below.strip():
         return None  # a plain value continued below
     m = _PLAIN_PAIR.fullmatch(source.line_text(line))
-    return m if m is not None and m.start(1) < column <= m.end(1) + 1 else None
+    return m if m is not None and m.start(2) < column <= m.end(2) + 1 else None
 
 
 def _quoted_lines(source: Source, line: int, column: int) -> tuple[Edit, ...]:
@@ -165,13 +167,13 @@ def _quoted_lines(source: Source, line: int, column: int) -> tuple[Edit, ...]:
         m = _plain_value(source, *at)
         if m is None or any(e.line == at[0] for e in edits):
             break
-        value = m.group(1)
+        value = m.group(2)
         quote = '"' if "'" in value and '"' not in value and "\\" not in value else ""
         new = yaml_scalar(value, quote)
         if new == value:
             break
-        edits.append(Edit(source.path, at[0], m.start(1) + 1, at[0], m.end(1) + 1, new))
-        lines[at[0] - 1] = lines[at[0] - 1][: m.start(1)] + new + lines[at[0] - 1][m.end(1) :]
+        edits.append(Edit(source.path, at[0], m.start(2) + 1, at[0], m.end(2) + 1, new))
+        lines[at[0] - 1] = lines[at[0] - 1][: m.start(2)] + new + lines[at[0] - 1][m.end(2) :]
         try:
             safe_load("\n".join(lines[1:close]) + "\n")
             at = None

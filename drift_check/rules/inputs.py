@@ -31,7 +31,8 @@ def unreadable_file(facts: Facts) -> Iterator[Hit]:
 
     Its contracts cannot be checked, so any drift in it goes unseen. drift-check reads UTF-8
     (with or without a BOM) and never follows a link out of the root. Convert the file to
-    UTF-8, or move it out of the scanned folders.
+    UTF-8, or move it out of the scanned folders. A `.js`, `.cjs` or `.mjs` file over the
+    size or line limits is a bundle or a minified build output, skipped without a finding.
     """
     yield from _problems(facts, "unreadable")
 

@@ -28,8 +28,9 @@ _Ignores = list[tuple[str, tuple[IgnorePattern, ...]]]  # (folder prefix, its pa
 # Folders a build writes code into (ruff leaves the same names out of its checks): a bundle
 # there restates the sources beside it, and its megabytes take seconds to search.
 BUILD_DIRS = frozenset({"dist", "build", "_build", "buck-out", "site-packages"})
-# scripts a minifier writes on lines longer than any person does: such a file is a build's
-# output (a bundled hook or a web viewer), skipped without a word, not a file to fix
+# scripts a minifier or bundler writes, on lines longer than any person does or over the
+# size limit: such a file is a build's output (a bundled hook, a web viewer, a CLI), skipped
+# without a word, not a file to fix
 SCRIPT_SUFFIXES = (".js", ".cjs", ".mjs")
 # what esbuild and bun (`var __defProp = Object.defineProperty;`) and webpack (`/******/`)
 # write first in a bundle, after a shebang, line comments and blank lines (possessive: a
@@ -458,6 +459,8 @@ class Repo:
             self._problem(path, f"cannot read file: {exc.strerror or exc}")
             return None
         if len(data) > self.max_bytes:
+            if path.endswith(SCRIPT_SUFFIXES):
+                return None  # a bundle (`cli.js` of 16 MB): a build's output, not read
             self._problem(
                 path, f"file is larger than {self.max_bytes} bytes (max-file-bytes); skipped"
             )

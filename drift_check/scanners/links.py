@@ -239,7 +239,7 @@ _TEMPLATED = lazy(r"[{}<>$*?\[\]%|=()@:;,!#'\"\\~^+]|\.\.\.|…|YYYY|XXX|NNN")
 # it, or it is the user's project's. Compiled on first use, as `_here` (each costs about a
 # millisecond to compile, more than a small tree's scan needs them).
 _NOT_BUNDLED = (
-    r"\b(?:creat\w*|writ(?:e|es|ing|ten)|wrote|generat\w*|outputs?|"
+    r"\b(?:creat\w*|writ(?:e|es|ing|ten)|wrote|generat\w*|outputs?|adds|"
     r"sav(?:e|es|ed|ing)|produc\w*|emit\w*|scaffold\w*|touch|mkdir|append\w*|initiali[sz]\w*|"
     r"render\w*|export\w*|dump\w*|renam\w*|mov(?:e|es|ed|ing)|cop(?:y|ies|ied|ying)|"
     r"download\w*|becomes?|new file|w(?:ill|ould) (?:be|contain|hold|live)|"
@@ -247,7 +247,8 @@ _NOT_BUNDLED = (
 )
 # The lowercase text every match of `_NOT_BUNDLED` contains: a line with none has no match.
 _NOT_BUNDLED_PARTS = (
-    *("creat", "writ", "wrote", "generat", "output", "sav", "produc", "emit", "scaffold"),
+    *("creat", "writ", "wrote", "generat", "output", "adds", "sav", "produc", "emit"),
+    *("scaffold",),
     *("touch", "mkdir", "append", "initiali", "render", "export", "dump", "renam", "mov"),
     *("cop", "download", "become", "your", "new file", "will ", "would ", "user's", "project"),
     *("repo", "codebase", "workspace"),

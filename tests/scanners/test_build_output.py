@@ -52,3 +52,13 @@ def test_a_script_with_a_line_past_the_limit_is_minified_and_skipped_silently(
     assert [(p.position.path, p.position.line) for p in repo.problems] == [
         ("plugin/scripts/notes.md", 3)
     ]
+
+
+def test_a_script_over_the_size_limit_is_a_bundle_and_skipped_silently(tmp_path: Path) -> None:
+    big = "var a = 1;\n" * 20
+    write_tree(tmp_path, {"cli.js": big, "docs/big.md": big})
+    limits = Limits.from_settings(resolve(({"max-file-bytes": 100},)))
+    repo = Repo(str(tmp_path), limits)
+    assert repo.read("cli.js") is None
+    assert repo.read("docs/big.md") is None
+    assert [p.position.path for p in repo.problems] == ["docs/big.md"]
