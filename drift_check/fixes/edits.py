@@ -184,6 +184,25 @@ def _quoted_lines(source: Source, line: int, column: int) -> tuple[Edit, ...]:
     return tuple(edits)
 
 
+def quote_flow_value(facts: Facts, path: str, line: int, key: str) -> Fix | None:
+    """Quote a value written as a YAML list or mapping on one line (`argument-hint:
+    [--repair]`), so that it reads as the text it shows. Safe: the host reads the text the
+    author wrote where it read a list."""
+    source = facts.sources.get(path)
+    if source is None or not 0 < line <= source.line_count:
+        return None
+    text = source.line_text(line)
+    m = re.match(_KEY_VALUE.format(key=re.escape(key)), text)
+    if m is None or m.group(3) or m.group(2)[:1] not in ("[", "{"):
+        return None
+    written = m.group(2)
+    if written[-1:] not in ("]", "}"):
+        return None  # a list or mapping that goes on below
+    quote = '"' if '"' not in written and "\\" not in written else ""
+    edit = Edit(path, line, m.start(2) + 1, line, m.end(2) + 1, yaml_scalar(written, quote))
+    return Fix(f"quote the `{key}` value", "safe", (edit,))
+
+
 def _closing_quote(text: str, start: int) -> int:
     """The index of the quote that closes the one at `start` on this line, or -1."""
     quote = text[start]

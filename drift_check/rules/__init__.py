@@ -11,7 +11,7 @@
 - `skills`      DC5xx  SKILL.md frontmatter and line/token budgets
 - `agent_frontmatter` DC6xx  agents' required and unknown keys, names and skills
 - `tools`       DC605, DC607, DC610  tool names in agents, skills and commands
-- `commands`    DC609  slash command frontmatter
+- `commands`    DC609, DC611  slash command frontmatter
 - `links`       DC7xx  links, anchors and sibling documents from skills and agents
 - `restated`    DC8xx  README tables, lists and trees that restate frontmatter and folders
 - `orphans`     DC901  information: skills nothing refers to

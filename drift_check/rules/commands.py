@@ -1,10 +1,12 @@
-"""DC609: slash command files' frontmatter."""
+"""DC609, DC611: slash command files' frontmatter (DC611 also a skill's, which takes the
+same `argument-hint` key)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
 from drift_check.facts import Facts, Position
+from drift_check.fixes.edits import quote_flow_value
 from drift_check.rules.base import Hit, rule
 
 
@@ -47,4 +49,40 @@ def command_unknown_key(facts: Facts) -> Iterator[Hit]:
             )
 
 
-RULES = (command_unknown_key,)
+@rule(
+    "DC611",
+    "argument-hint-not-text",
+    "warning",
+    fix="safe",
+    failing="""
+        commands/health.md:   argument-hint: [--repair]
+    """,
+    passing="""
+        commands/health.md:   argument-hint: "[--repair]"
+    """,
+)
+def argument_hint_not_text(facts: Facts) -> Iterator[Hit]:
+    """A command's or a skill's `argument-hint` is written as a YAML list or mapping.
+
+    Square brackets are how a hint shows an optional argument, but an unquoted value that
+    starts with `[` or `{` is read by YAML as a list or a mapping, not as the text shown:
+    Claude Code joins the list's items (`[--repair]` shows as `--repair`), a mapping
+    (`[optional: topic]`) has crashed its completion menu, and hosts that ask for text (GitHub
+    Copilot's CLI) drop the command. Quote it; the fix does, keeping the text as written.
+    """
+    found = [*facts.commands.values(), *facts.skills.values()]
+    for item in sorted(found, key=lambda c: c.path):
+        value = (item.frontmatter or {}).get("argument-hint")
+        if not isinstance(value, (list, dict)):
+            continue
+        line = item.frontmatter_lines.get("argument-hint", 1)
+        kind = "a list" if isinstance(value, list) else "a mapping"
+        yield Hit(
+            Position(item.path, line, 1),
+            f"`argument-hint` is {kind} to YAML, not the text it shows: hosts show it joined,"
+            ' or drop the file; quote it, as in `argument-hint: "[name]"`',
+            fix=quote_flow_value(facts, item.path, line, "argument-hint"),
+        )
+
+
+RULES = (command_unknown_key, argument_hint_not_text)
