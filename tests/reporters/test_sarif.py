@@ -188,7 +188,9 @@ def test_sarif_fixes_write_what_fix_writes(code: str, case: dict, tmp_path: Path
                 assert uri.startswith("file:///")
                 path = os.path.relpath(uri.removeprefix("file://"), root).replace(os.sep, "/")
                 by_file.setdefault(path, []).extend(change["replacements"])
-    assert set(by_file) == set(case["fixed"])
+    # a case whose `fixed` files are as they were says no fix is offered
+    changed = {p for p, text in case["fixed"].items() if (root / p).read_text("utf-8") != text}
+    assert set(by_file) == changed
     for path, replacements in by_file.items():
         before = (root / path).read_text(encoding="utf-8")
         assert _apply(before, replacements) == case["fixed"][path], path
