@@ -39,6 +39,7 @@ PLANTED = {
     ("DC608", "agents/developer.md", 5),  # maxturns
     ("DC609", "commands/release.md", 3),  # args
     ("DC610", "skills/security-tiers/SKILL.md", 4),  # Gerp
+    ("DC611", "commands/sync.md", 3),  # argument-hint: [--dry-run]
     # DC7xx: links, sibling documents, memory imports, bundled files
     ("DC701", "skills/command-execution/SKILL.md", 11),  # [the pipe rules](pipes.md)
     ("DC702", "skills/terraform-patterns/SKILL.md", 10),  # #state-locking vs ## State locks
