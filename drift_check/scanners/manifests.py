@@ -5,8 +5,9 @@
 - `.claude-plugin/marketplace.json`: a marketplace root and its plugin entries, whose
   relative `source` names more plugin roots (a plugin needs no manifest);
 - hooks: a plugin root's `hooks/hooks.json`, the files a manifest's `hooks` names, hooks
-  inline in a manifest, and the `hooks` of `.claude/settings.json` and
-  `.claude/settings.local.json`;
+  inline in a manifest, the `hooks` of `.claude/settings.json` and
+  `.claude/settings.local.json`, and snippets: other JSON files in a `hooks/` folder
+  whose `hooks` object names Claude Code's events;
 - `.mcp.json`.
 
 Nothing here runs or expands a command: a hook's command is split as a shell would split
@@ -42,6 +43,7 @@ from drift_check.scanners.json_parser import (
     source_offset,
 )
 from drift_check.scanners.patterns import lazy
+from drift_check.settings import default
 
 PLUGIN_MANIFEST = ".claude-plugin/plugin.json"
 MARKETPLACE = ".claude-plugin/marketplace.json"
@@ -72,7 +74,21 @@ _VARIABLE = lazy(
 _UNSURE = lazy(r"[$`*?\[{~]")  # anything a shell would expand after the variable
 _VERSIONED = lazy(r"python[23](?:\.[0-9]+)?|ruby[0-9.]*|perl[0-9.]*")
 _GLOB = lazy(r"[*?\[]")
+_EVENTS = frozenset(default("hook-events"))
 _SCHEME = lazy(r"[A-Za-z][A-Za-z0-9+.-]*:")  # a URL or `github:owner/repo`
+
+
+def _hook_snippet(path: str) -> bool:
+    """A JSON file in a `hooks/` folder (a catalogue's `hooks/git/pre-commit-lint.json`):
+    a hooks configuration when it holds a `hooks` object of Claude Code's events, as a
+    settings file does (`_claude_events`)."""
+    return path.endswith(".json") and ("/hooks/" in path or path.startswith("hooks/"))
+
+
+def _claude_events(hooks: JsonValue) -> bool:
+    """Whether a `hooks` object names one of Claude Code's events as it spells them: other
+    hosts' hook files (Cursor's `hooks-cursor.json`: `sessionStart`) are theirs."""
+    return any(event.key in _EVENTS for event in hooks.value)
 
 
 def scan_manifests(repo: Repo, problems: list[InputProblem], skip: Iterable[str] = ()) -> Manifests:
@@ -126,6 +142,13 @@ def scan_manifests(repo: Repo, problems: list[InputProblem], skip: Iterable[str]
             if doc is not None and value is not None:
                 project = _parent(_parent(path))
                 hooks.append(reader.hook_config(path, doc, value, None, project))
+    taken = {h.path for h in hooks}
+    for path in files:
+        if _hook_snippet(path) and path not in taken:
+            doc = reader.document(path)
+            value = _get(doc, "hooks") if doc is not None else None
+            if value is not None and value.kind == "object" and _claude_events(value):
+                hooks.append(reader.hook_config(path, doc, value, None, None))
     mcp = [p for p in files if _named(p, MCP)]
     for path in mcp:
         reader.document(path)

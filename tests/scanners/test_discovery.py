@@ -96,6 +96,10 @@ def test_hooks_mcp_and_memory_files(tmp_path: Path) -> None:
             "p/config/hooks.json": '{"hooks": {}}',
             "q/.claude-plugin/plugin.json": '{"name": "q"}',
             "q/hooks/hooks.json": '{"hooks": {}}',
+            # a catalogue's snippet to merge into settings, and another host's hooks file
+            "catalogue/hooks/git/lint.json": '{"description": "Lint", "hooks": {"Stop": []}}',
+            "hooks/hooks-cursor.json": '{"version": 1, "hooks": {"sessionStart": []}}',
+            "web/hooks/data.json": '{"name": "useData"}',
             ".claude/settings.json": '{"hooks": {"Stop": []}}',
             ".claude/settings.local.json": '{"permissions": {}}',
             ".mcp.json": '{"mcpServers": {}}',
@@ -106,6 +110,7 @@ def test_hooks_mcp_and_memory_files(tmp_path: Path) -> None:
     )
     assert found.hook_files == (
         ".claude/settings.json",
+        "catalogue/hooks/git/lint.json",
         "p/config/hooks.json",
         "q/hooks/hooks.json",
     )
