@@ -222,11 +222,16 @@ def _component_folder(path: str, kind: str, roots: frozenset[str]) -> tuple[str 
 
 
 def _kit_folders(files: list[str], roots: frozenset[str]) -> frozenset[str]:
-    """Folders that hold both an `agents/` and a `commands/` folder, other than the tree, a
-    plugin root or a `.claude` folder: what an installer copies into a project's `.claude/`
-    (`cc_sessions/`, `templates/claude-code-agent/`), checked where it is kept."""
-    parents: dict[str, set[str]] = {"agents": set(), "commands": set()}
+    """Folders that hold an `agents/` folder and a `commands/` or `skills/` one, other than
+    the tree, a plugin root, a `.claude` folder or a folder inside a skill: what an installer
+    copies into a project's `.claude/` (`cc_sessions/`, `templates/claude-code-agent/`),
+    checked where it is kept. (A skill's folder may vendor another project's agents among
+    its references: they are documents of that skill.)"""
+    parents: dict[str, set[str]] = {"agents": set(), "commands": set(), "skills": set()}
+    skill_dirs = set()
     for path in files:
+        if path.endswith("/SKILL.md"):
+            skill_dirs.add(path[: -len("/SKILL.md")])
         for kind, found in parents.items():
             needle = "/" + kind + "/"
             i = path.find(needle)
@@ -235,8 +240,10 @@ def _kit_folders(files: list[str], roots: frozenset[str]) -> frozenset[str]:
                 i = path.find(needle, i + 1)
     return frozenset(
         folder
-        for folder in parents["agents"] & parents["commands"]
-        if folder not in roots and folder.rsplit("/", 1)[-1] != ".claude"
+        for folder in parents["agents"] & (parents["commands"] | parents["skills"])
+        if folder not in roots
+        and folder.rsplit("/", 1)[-1] != ".claude"
+        and not any(folder == d or folder.startswith(d + "/") for d in skill_dirs)
     )
 
 

@@ -281,8 +281,9 @@ def agent_duplicate_name(facts: Facts) -> Iterator[Hit]:
     the file system lists them. A plugin's agents are named `plugin:name`, with the folders
     under `agents/` in between, so two of them collide only in the same folder. The scope of
     an agent file is the nearest `.claude/` folder, kit (a folder holding `agents/` and
-    `commands/` that an installer copies into a project's `.claude/`) or plugin folder (one
-    holding `.claude-plugin/plugin.json`) it is in, else the tree. Rename one of the two.
+    `commands/` or `skills/` that an installer copies into a project's `.claude/`) or
+    plugin folder (one holding `.claude-plugin/plugin.json`) it is in, else the tree.
+    Rename one of the two.
     """
     first: dict[tuple[str, str, str], Agent] = {}
     for agent in _agents(facts):

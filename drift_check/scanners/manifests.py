@@ -85,6 +85,22 @@ def _hook_snippet(path: str) -> bool:
     return path.endswith(".json") and ("/hooks/" in path or path.startswith("hooks/"))
 
 
+def _other_hosts_plugins(files: list[str]) -> list[str]:
+    """The roots of other hosts' plugins (a `.codex-plugin/plugin.json` beside them): their
+    hook files use Claude Code's event names with the host's own variables."""
+    out = []
+    for path in files:
+        if path.endswith("-plugin/plugin.json"):
+            folder, _, manifest_dir = path[: -len("/plugin.json")].rpartition("/")
+            if manifest_dir.startswith(".") and manifest_dir != ".claude-plugin":
+                out.append(folder)
+    return out
+
+
+def _under(path: str, folders: list[str]) -> bool:
+    return any(f == "" or path.startswith(f + "/") for f in folders)
+
+
 def _claude_events(hooks: JsonValue) -> bool:
     """Whether a `hooks` object names one of Claude Code's events as it spells them: other
     hosts' hook files (Cursor's `hooks-cursor.json`: `sessionStart`) are theirs."""
@@ -143,8 +159,9 @@ def scan_manifests(repo: Repo, problems: list[InputProblem], skip: Iterable[str]
                 project = _parent(_parent(path))
                 hooks.append(reader.hook_config(path, doc, value, None, project))
     taken = {h.path for h in hooks}
+    others = _other_hosts_plugins(files)
     for path in files:
-        if _hook_snippet(path) and path not in taken:
+        if _hook_snippet(path) and path not in taken and not _under(path, others):
             doc = reader.document(path)
             value = _get(doc, "hooks") if doc is not None else None
             if value is not None and value.kind == "object" and _claude_events(value):

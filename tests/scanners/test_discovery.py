@@ -100,6 +100,9 @@ def test_hooks_mcp_and_memory_files(tmp_path: Path) -> None:
             "catalogue/hooks/git/lint.json": '{"description": "Lint", "hooks": {"Stop": []}}',
             "hooks/hooks-cursor.json": '{"version": 1, "hooks": {"sessionStart": []}}',
             "web/hooks/data.json": '{"name": "useData"}',
+            # a Codex plugin's hooks use Claude Code's event names: they are Codex's
+            "codex/.codex-plugin/plugin.json": '{"name": "c"}',
+            "codex/components/lsp/hooks/hooks.json": '{"hooks": {"Stop": []}}',
             ".claude/settings.json": '{"hooks": {"Stop": []}}',
             ".claude/settings.local.json": '{"permissions": {}}',
             ".mcp.json": '{"mcpServers": {}}',
@@ -130,13 +133,20 @@ def test_a_claude_folder_kept_under_another_name_is_a_kit(tmp_path: Path) -> Non
             # another host's agents, named by their files: not a Claude Code kit
             "hosts/opencode/agents/b.md": "---\ndescription: B.\nmode: subagent\n---\n",
             "hosts/opencode/commands/go.md": "Go.\n",
-            # agents with no commands beside them: prose about agents
+            # agents with no commands or skills beside them: prose about agents
             "docs/agents/c.md": AGENT.format("c"),
+            # agents beside skills, as an installer copies them
+            "legal/agents/l.md": AGENT.format("l"),
+            "legal/skills/cite/SKILL.md": SKILL.format("cite"),
+            # another project's plugin, vendored among a skill's references
+            "skills/front/SKILL.md": SKILL.format("front"),
+            "skills/front/refs/vendor/agents/v.md": AGENT.format("v"),
+            "skills/front/refs/vendor/skills/y/SKILL.md": SKILL.format("y"),
         },
     )
-    assert found.agents == ("pkg/agents/a.md", "src/pkg/agents/a.md")
+    assert found.agents == ("legal/agents/l.md", "pkg/agents/a.md", "src/pkg/agents/a.md")
     assert found.commands == ("pkg/commands/go.md", "src/pkg/commands/go.md")
-    assert found.kits == ("pkg", "src/pkg")
+    assert found.kits == ("legal", "pkg", "src/pkg")
 
 
 def test_two_kits_are_two_scopes_for_agent_names(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
