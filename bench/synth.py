@@ -493,7 +493,7 @@ def generate_skills(root: Path, skills: int, agents: int, seed: int) -> tuple[in
             f"{k + 1}. Step {k + 1} of {name}: check the inputs, then act (see reference.md)."
             for k in range(50)
         )
-        key = "name" if i % 97 else "nmae"  # a misspelt key now and then: DC502/DC506
+        key = "name" if i % 97 else "nmae"  # a misspelt key now and then: DC506
         (folder / "SKILL.md").write_text(
             f"---\n{key}: {name}\ndescription: Use when working on {name}.\n---\n\n"
             f"# {name}\n\n{steps}\n\nDetails: [the checklist](reference.md#checklist).\n",

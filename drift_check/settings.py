@@ -185,6 +185,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("skill-allowed-keys", optional(STRINGS), None, "SKILL.md frontmatter keys allowed (DC506); null: any key"),
     Setting("claude-skill-keys", STRINGS, CLAUDE_SKILL_KEYS, "keys Claude Code documents for skills, allowed too in a skill kept in a folder named for Claude (`.claude/skills/`, `claude-code-skills/`), whatever the pack (DC506)"),
     Setting("skill-name-max", INT, 64, "longest skill name (DC502)"),
+    Setting("skill-name-required", BOOL, True, "a SKILL.md must give a `name` (DC502), as the specification asks; Claude Code takes the folder's name where it is missing"),
     Setting("skill-description-max", INT, 1024, "longest description (DC504)"),
     Setting("skill-compatibility-max", INT, 500, "longest `compatibility` (DC505)"),
     Setting("skill-line-limit", INT, 500, "a SKILL.md must have fewer lines (DC507)"),

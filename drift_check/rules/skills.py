@@ -77,13 +77,19 @@ def skill_name_invalid(facts: Facts) -> Iterator[Hit]:
 
     A name is 1-64 (the pack's `skill-name-max`) lowercase letters, digits and hyphens, with
     no leading, trailing or double hyphen. Other names are rejected or mangled by loaders.
+    The specification requires a name; Claude Code takes the folder's name where none is
+    given, so the `claude-code` pack reports only a name that is given and malformed
+    (`skill-name-required`).
     """
     limit = facts.settings["skill-name-max"]
+    required = facts.settings["skill-name-required"]
     for skill in _skills(facts):
         if skill.frontmatter is None:
             continue
         name = skill.frontmatter.get("name")
         if name is None:
+            if not required:
+                continue
             yield Hit(
                 _at(skill, "name"),
                 f"skill `{skill.name}` has no `name`; add `name: {skill.name}`"

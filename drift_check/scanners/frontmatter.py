@@ -278,6 +278,11 @@ def _hint(problem: str) -> str:
     return "fix the YAML at this position"
 
 
+# after an opening `---` that is never closed: the first line that is not blank is a
+# heading, a quote, a list item or a table, so the `---` was a rule line, not frontmatter
+_MARKDOWN_NEXT = lazy(r"\s*(?:#{1,6}\s|>|[-*+]\s|\|)")
+
+
 def closing_line(text: str) -> int:
     """Where the `\n---` that closes the frontmatter of `text` (opened by `---\n`) starts;
     -1 when it is never closed. The body is `text[4 : end + 1]`."""
@@ -298,11 +303,14 @@ def read_frontmatter(
         return Frontmatter(None, {}, None)
     end = closing_line(text)
     if end < 0:
-        problem = InputProblem(
-            Position(source.path, 1, 1),
-            "frontmatter",
-            "frontmatter opened with `---` is never closed; add the closing `---` line",
-        )
+        message = "frontmatter opened with `---` is never closed; add the closing `---` line"
+        if _MARKDOWN_NEXT.match(text, 4):
+            message = (
+                "the file starts with `---`, but Markdown follows, not frontmatter: write its"
+                " keys (`name:`, `description:`) between two `---` lines at the top, or remove"
+                " this `---`"
+            )
+        problem = InputProblem(Position(source.path, 1, 1), "frontmatter", message)
         return Frontmatter(None, {}, problem)
     body = text[4 : end + 1]
     key_lines: dict[str, int] = {}
