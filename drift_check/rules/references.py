@@ -183,7 +183,8 @@ def unknown_cited_symbol(facts: Facts) -> Iterator[Hit]:
     renamed or removed, and the document still sends readers (and agents) to it. Fix the
     citation. Defined means: a top-level function, class, assignment or import (also under a
     top-level `if` or `try`), or a member of a top-level class. A file that does not parse
-    is not checked.
+    is not checked, nor is a record of the past (a changelog, release notes, a file named
+    with its date such as `checklist-20260925-sync.md`), which cites what was there then.
     """
     for citation in facts.citations:
         if not citation.symbol:
@@ -219,7 +220,8 @@ def stale_line_citation(facts: Facts) -> Iterator[Hit]:
     (`` `load()` (hooks/x.py:12) `` or `` hooks/x.py:12 (`load`) ``), the cited line (or
     range) must contain it; otherwise the line must exist. Code moved and the citation did
     not: update the line number (the message says where the identifier is defined now,
-    when the file defines it at the top level or in a class).
+    when the file defines it at the top level or in a class). Records of the past (a
+    changelog, a file named with its date) are not checked.
     """
     for citation in facts.citations:
         if not citation.line:

@@ -2,9 +2,11 @@
 an agent, and citations of Python code (`path.py::NAME`, `path.py:LINE`).
 
 Only Markdown is read for them (prompts and docs); a cited Python file is read with the
-standard `ast` for what it defines. A citation counts only when its path resolves to a
-file of the tree from the citing document's folder or one of the folders above it (paths
-in examples and templates name files of other projects, and are left alone).
+standard `ast` for what it defines. Records of the past (a changelog, a file named with its
+date) are not read for citations: what they cite was true when they were written. A
+citation counts only when its path resolves to a file of the tree from the citing
+document's folder or one of the folders above it (paths in examples and templates name
+files of other projects, and are left alone).
 """
 
 from __future__ import annotations
@@ -76,7 +78,7 @@ def find_references(
             references.extend(skill_references(source))
         if "pawned" in text or "ispatched" in text:
             references.extend(spawner_references(source))
-        if ".py:" in text:
+        if ".py:" in text and not _record(path):
             citations.extend(python_citations(source, existing, repo))
     modules: dict[str, PythonModule] = {}
     for target in sorted({c.target for c in citations}):
@@ -93,6 +95,19 @@ def find_references(
             citation = citation._replace(holds=_names(held, citation.expects))
         kept.append(citation)
     return tuple(references), tuple(kept), modules
+
+
+# a document that records what was true when it was written: a changelog, release notes,
+# or a file named with its date (`checklist-20260925-sync.md`, `2026-09-25-review.md`)
+_RECORD = lazy(
+    r"(?i)(?:changelog|changes|history|release[-_ ]?notes)\b"
+    r"|(?<![0-9])20[0-9]{2}-?(?:0[1-9]|1[0-2])-?(?:0[1-9]|[12][0-9]|3[01])(?![0-9])"
+)
+
+
+def _record(path: str) -> bool:
+    """Whether a document is a record of the past, whose citations stay as they were."""
+    return _RECORD.search(path.rsplit("/", 1)[-1]) is not None
 
 
 def skill_references(source: Source) -> list[NameReference]:
