@@ -346,3 +346,24 @@ def test_mentions_by_text_agree_with_the_automaton(texts: list[str], documents: 
         automaton = occurrences.MentionSearch(texts)
     assert (automaton.automaton is not None) == bool(texts)
     assert by_text(agent) == automaton(agent)  # type: ignore[arg-type]
+
+
+# --- words of a text: a byte translation and a split, not the word pattern ----------------
+
+WORD_PIECES = st.sampled_from(
+    [
+        *("skill-a", "a", "Z9", "_", "-", "__x", "-y", "a_b", "9-", " ", "\n", "\t", ".", "/"),
+        *("(", "é", "ß", "\u0130", "\u212a", "\u00a0", "\u2028", "\U0001f600", "\ud800"),
+    ]
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(WORD_PIECES, max_size=16).map("".join))
+@example("_skill-a -b- --")
+@example("é\u212akill x\ud800y")
+def test_words_agree_with_the_pattern(text: str) -> None:
+    from drift_check.scanners import words
+
+    expected = {w.encode() for w in re.findall(r"[A-Za-z0-9][A-Za-z0-9_-]*", text)}
+    assert words(text) == expected
