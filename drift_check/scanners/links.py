@@ -356,6 +356,7 @@ def _line_mentions(
     out = []
     verbs: list[tuple[int, int]] | None = None  # where the line says "create", "your", ...
     example: int | None = None  # where the paths a leading `Example:` label introduces start
+    quotes = '"' in line or "\u201c" in line
     for at, path, in_code in found:
         if not _shaped(path, in_code):
             continue
@@ -365,6 +366,8 @@ def _line_mentions(
         if at >= example:
             continue  # `- **Examples**: scripts/rotate.py, ...`: what such files could be
         end = at + len(path)
+        if quotes and not in_code and _quoted_speech(line, at):
+            continue  # `("applies to Tasks 1 and 2, so tests/x.py is in scope")`: a quotation
         if verbs is None:
             verbs = words.find(line)
         if verbs and (_near(verbs, at, end) or _supposed(line, verbs, end)):
@@ -426,6 +429,14 @@ _FOLDS_TO_ASCII = "\u0130\u0131\u017f\u212a"
 
 def _blank(m: re.Match[str]) -> str:
     return " " * len(m.group(0))
+
+
+def _quoted_speech(line: str, at: int) -> bool:
+    """Whether a prose path sits inside a quotation that opened before it on its line (an
+    odd number of straight double quotes, or more opening curly ones than closing): the
+    words of a plan or a user, naming their project's files."""
+    before = line[:at]
+    return before.count('"') % 2 == 1 or before.count("\u201c") > before.count("\u201d")
 
 
 def _near(verbs: list[tuple[int, int]], start: int, end: int) -> bool:

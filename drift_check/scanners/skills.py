@@ -116,8 +116,10 @@ def _not_elsewhere(
     repo: Repo,
 ) -> list[Mention]:
     """The mentions but those of another skill's files: a path its skill's folder lacks, on
-    a line naming another skill of the tree whose folder has it (a catalogue's skills point
-    to each other: `HIG compliance: see axiom-design (skills/hig.md)`)."""
+    a line naming another skill of the tree whose folder has it, or right after such a line
+    (a sentence wrapped there), as a catalogue's skills point to each other: `HIG
+    compliance: see axiom-design (skills/hig.md)`, `plugin:other-skill ->` then
+    `references/x.md` on the next line."""
     holders: dict[str, set[str]] = {}  # an absent path -> the names of skills that have it
     for path in {m.path for m in mentions if m.kind == "text"}:
         if not repo.exists(f"{directory}/{path}"):
@@ -129,7 +131,12 @@ def _not_elsewhere(
     kept = []
     for mention in mentions:
         names = holders.get(mention.path)
-        if names and not names.isdisjoint(_WORD.findall(source.line_text(mention.position.line))):
+        line = mention.position.line
+        if names and any(
+            not names.isdisjoint(_WORD.findall(source.line_text(n)))
+            for n in (line, line - 1)
+            if n >= 1
+        ):
             continue
         kept.append(mention)
     return kept
