@@ -1093,8 +1093,9 @@ def _code(groups: list[_Group], repo: Repo, files: list[str], skill_dirs: set[st
             near = [
                 g for g in groups if _skill_of(g.source.position.path, skill_dirs) in (None, skill)
             ]
+        parents = _Parents(source.text)
         for listed in found:
-            _attach_code(groups if skill is None else near, listed)
+            _attach_code(groups if skill is None else near, listed, parents)
 
 
 def _skill_of(path: str, skill_dirs: set[str]) -> str | None:
@@ -1107,16 +1108,56 @@ def _skill_of(path: str, skill_dirs: set[str]) -> str | None:
     return "" if "" in skill_dirs else None
 
 
-def _attach_code(groups: list[_Group], listed: CodeList) -> None:
-    best = _best(
-        [(_belongs(listed.states.states, g), g) for g in groups if names_field(listed.name, g.key)]
-    )
+# how far (in lines) from a mention of a nested field's parent its states are read
+_PARENT_REACH = 4
+
+
+class _Parents:
+    """The lines of a code file that name a key (`gate_history`), found once per key."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.lines: dict[str, list[int]] = {}
+
+    def near(self, key: str, line: int) -> bool:
+        found = self.lines.get(key)
+        if found is None:
+            found = self.lines[key] = []
+            if key in self.text:
+                for m in re.finditer(r"(?<![\w-])" + re.escape(key) + r"(?![\w-])", self.text):
+                    found.append(self.text.count("\n", 0, m.start()) + 1)
+        i = bisect_right(found, line + _PARENT_REACH)
+        return i > 0 and found[i - 1] >= line - _PARENT_REACH
+
+
+def _attach_code(groups: list[_Group], listed: CodeList, parents: _Parents) -> None:
+    """The code list joins the vocabulary of its field that knows enough of its states. A
+    field of one word inside another (`gate_history[].status`) shares its key with every
+    other object's `status`: there only the states read within a few lines of a mention of
+    the parent key (`gate_history`) count, the rest being other objects' states. A key of
+    more words (`plan_status`) names its object's field wherever it is read."""
+    scored: list[tuple[int, _Group]] = []
+    kept: dict[int, StateList] = {}
+    for g in groups:
+        if not names_field(listed.name, g.key):
+            continue
+        states = listed.states
+        if len(g.field) > 1 and len(name_words(g.key)) == 1:
+            parent = g.field[-2]
+            near = tuple(s for s in states.states if parents.near(parent, s.position.line))
+            if not near:
+                continue
+            if len(near) < len(states.states):
+                states = states._replace(states=near, position=near[0].position)
+        kept[id(g)] = states
+        scored.append((_belongs(states.states, g), g))
+    best = _best(scored)
     if best is None:
         return
     if listed.role == "definition":
-        best.copies.append(listed.states)
+        best.copies.append(kept[id(best)])
     else:
-        best.handlers.append(listed.states)
+        best.handlers.append(kept[id(best)])
 
 
 def _fits(path: tuple[str, ...], field: str) -> bool:
