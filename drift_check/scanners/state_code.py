@@ -113,8 +113,9 @@ def _target_name(node: ast.AST) -> str | None:
 
 
 def _field_of(node: ast.AST, aliases: dict[str, str]) -> str | None:
-    """The field an expression reads: `x["status"]`, `x.get("status")`, `x.status`, or a
-    name (through one assignment: `status = data.get("plan_status")`)."""
+    """The field an expression reads: `x["status"]`, `x.get("status")`, `x.status`, a
+    name through one assignment (`status = data.get("plan_status")`), or a name of more
+    than one word (`plan_status`)."""
     if isinstance(node, ast.Subscript):
         key = node.slice
         if isinstance(key, ast.Constant) and isinstance(key.value, str):
@@ -129,7 +130,11 @@ def _field_of(node: ast.AST, aliases: dict[str, str]) -> str | None:
     if isinstance(node, ast.Attribute):
         return node.attr
     if isinstance(node, ast.Name):
-        return aliases.get(node.id, node.id)
+        if node.id in aliases:
+            return aliases[node.id]
+        # a bare name of one word (`mode`, a parameter) is any mode; of more words
+        # (`plan_status`) it names its field
+        return node.id if len(name_words(node.id)) > 1 else None
     return None
 
 
