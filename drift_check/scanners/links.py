@@ -302,6 +302,8 @@ def find_mentions(
     # finds the next such line.
     number, done = 1, 0
     words = _NotBundled(text)
+    fenced = bool(markdown.fences)
+    placed = len(out)  # the mentions found above, each line's after them in its order
     candidate = _SEPARATOR.search(text, line_start(text, body))
     while candidate is not None:
         at = candidate.start()
@@ -314,12 +316,13 @@ def find_mentions(
         end = len(text) if end < 0 else end
         number += text.count("\n", done, start)
         done = start
-        if not markdown.in_fence(number):
+        if not (fenced and markdown.in_fence(number)):
             # no path of the line starts before the blank in front of this separator
             first = text.rfind(" ", start, at) + 1 or start
             out.extend(_line_mentions(source, text[start:end], number, words, first - start))
         candidate = _SEPARATOR.search(text, end)
-    out.sort(key=lambda mention: (mention.position.line, mention.position.column))
+    if placed:
+        out.sort(key=lambda mention: (mention.position.line, mention.position.column))
     return out
 
 
@@ -352,7 +355,10 @@ def _line_mentions(
         text = "".join(prose)
     # the caller found a separator on the line: only a changed text may have lost it
     if text is line or _SEPARATOR.search(text):
+        spans = len(found)
         found += [(m.start(), m.group(0), False) for m in _PROSE_PATH.finditer(text, first)]
+        if spans and len(found) > spans:
+            found.sort()  # by column: the code spans' paths and the prose's interleave
     out = []
     verbs: list[tuple[int, int]] | None = None  # where the line says "create", "your", ...
     example: int | None = None  # where the paths a leading `Example:` label introduces start
@@ -414,6 +420,8 @@ class _NotBundled:
             # a part a line's lowercase holds is in the text's (parts hold no newline)
             whole = self.text.lower()
             self.parts = tuple(part for part in _NOT_BUNDLED_PARTS if part in whole)
+        if not self.parts:
+            return []
         lower = line.lower()  # as long as `line`: only U+0130, a folding one, grows
         for part in self.parts:  # a loop, not `any(...)`: a line's most frequent case
             if part in lower:

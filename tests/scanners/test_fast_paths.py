@@ -367,3 +367,26 @@ def test_words_agree_with_the_pattern(text: str) -> None:
 
     expected = {w.encode() for w in re.findall(r"[A-Za-z0-9][A-Za-z0-9_-]*", text)}
     assert words(text) == expected
+
+
+# --- bundled-file mentions: in order without a sort when only lines found them -----------
+
+MENTION_PIECES = st.sampled_from(
+    [
+        *("see ", "`scripts/a.py`", "`b.md`", "c.md", "docs/d.md", " and ", ", ", "\n", "\n\n"),
+        *("${CLAUDE_SKILL_DIR}/e.sh", "`${CLAUDE_SKILL_DIR}/f.py`", "```\n", "[g](h.md)"),
+        *("Create x.md", "Example: y.md", "z/", " in this folder", "a.b", "`", "é.md"),
+    ]
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(MENTION_PIECES, max_size=14).map("".join), st.booleans())
+@example("`${CLAUDE_SKILL_DIR}/f.py` and `scripts/a.py` c.md", True)
+@example("c.md `scripts/a.py` docs/d.md `b.md`", False)
+def test_mentions_in_order_of_position(text: str, in_skill: bool) -> None:
+    from drift_check.scanners.links import find_mentions
+
+    found = find_mentions(Source("s/SKILL.md", text), in_skill)
+    order = [(m.position.line, m.position.column) for m in found]
+    assert order == sorted(order)
