@@ -143,6 +143,9 @@ class Mention(NamedTuple):
     position: Position
     bare: bool = False  # a file name with no folder (`FORMS.md`)
     here: bool = False  # the text says the file is in this folder ("in this directory")
+    # (line, column) of each later mention in the text that is the same in all the above but
+    # its position: a text often names one file on many lines (one record, not one each)
+    repeats: tuple[tuple[int, int], ...] = ()
 
 
 class MemoryImport(NamedTuple):

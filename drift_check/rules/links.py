@@ -364,10 +364,11 @@ def missing_bundled_file(facts: Facts) -> Iterator[Hit]:
     for mention, base, where, plugin in _bundles(facts):
         file = mention.position.path
         same = (file, mention.path, mention.kind, mention.bare, mention.here, base, plugin)
+        times = 1 + len(mention.repeats)
         if same in judged:
             verdict = judged[same]
             if verdict is not None:
-                count[file, verdict[0]] += 1  # the first of them made the finding
+                count[file, verdict[0]] += times  # the first of them made the finding
             continue
         found: tuple[str, Hit] | None = None
         if mention.kind in _VARIABLES:
@@ -386,7 +387,7 @@ def missing_bundled_file(facts: Facts) -> Iterator[Hit]:
         if found is not None:
             key = (mention.position.path, found[0])
             first.setdefault(key, found[1])
-            count[key] = count.get(key, 0) + 1
+            count[key] = count.get(key, 0) + times
     for key, hit in first.items():
         times = f" (named {count[key]} times in this file)" if count[key] > 1 else ""
         yield hit._replace(message=hit.message + times)

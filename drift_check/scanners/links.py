@@ -271,12 +271,18 @@ def _here() -> re.Pattern[str]:
 
 
 def find_mentions(
-    source: Source, in_skill: bool, license_line: int = 0, markdown: MarkdownScan | None = None
+    source: Source,
+    in_skill: bool,
+    license_line: int = 0,
+    markdown: MarkdownScan | None = None,
+    fold: bool = True,
 ) -> list[Mention]:
     """Paths `source` names: after `${CLAUDE_SKILL_DIR}/` (in a skill) or
     `${CLAUDE_PLUGIN_ROOT}/`, anywhere but in a fence showing a Markdown document; in code
     spans, bold or prose outside fences, unless the line says the path is to be created; and
-    file names in a skill's `license:` line (`license:` on 1-based `license_line`)."""
+    file names in a skill's `license:` line (`license:` on 1-based `license_line`). With
+    `fold`, a path of the text named again the same way is a repeat of its first mention
+    (`Mention.repeats`); `unfold` gives each its own."""
     text = source.text
     out: list[Mention] = []
     markdown = markdown or scan(text, 0)
@@ -302,6 +308,8 @@ def find_mentions(
     # finds the next such line.
     number, done = 1, 0
     words = _NotBundled(text)
+    # (path, bare, here) -> the later positions of a text mention, when folding
+    seen: dict[tuple[str, bool, bool], list[tuple[int, int]]] | None = {} if fold else None
     fenced = bool(markdown.fences)
     placed = len(out)  # the mentions found above, each line's after them in its order
     candidate = _SEPARATOR.search(text, line_start(text, body))
@@ -319,10 +327,51 @@ def find_mentions(
         if not (fenced and markdown.in_fence(number)):
             # no path of the line starts before the blank in front of this separator
             first = text.rfind(" ", start, at) + 1 or start
-            out.extend(_line_mentions(source, text[start:end], number, words, first - start))
+            line = text[start:end]
+            out.extend(_line_mentions(source, line, number, words, first - start, seen))
         candidate = _SEPARATOR.search(text, end)
     if placed:
         out.sort(key=lambda mention: (mention.position.line, mention.position.column))
+    if seen and any(seen.values()):
+        for i, m in enumerate(out):
+            repeats = seen[m.path, m.bare, m.here] if m.kind == "text" else None
+            if repeats:
+                out[i] = m._replace(repeats=tuple(repeats))
+    return out
+
+
+def unfold(mentions: list[Mention]) -> list[Mention]:
+    """The mentions with each repeat its own (in the order of their positions; at one
+    position, a variable's or the license's first)."""
+    if not any(m.repeats for m in mentions):
+        return mentions
+    out = list(mentions)
+    for m in mentions:
+        for line, column in m.repeats:
+            out.append(m._replace(position=m.position._replace(line=line, column=column)))
+    out = [m._replace(repeats=()) for m in out]
+    out.sort(key=lambda m: (m.position.line, m.position.column, m.kind == "text"))
+    return out
+
+
+def fold(mentions: list[Mention]) -> list[Mention]:
+    """The mentions of one text (in order) with each text mention named again the same way
+    made a repeat of its first (`find_mentions` folds as it finds them)."""
+    first: dict[tuple[str, bool, bool], int] = {}
+    out: list[Mention] = []
+    repeats: dict[int, list[tuple[int, int]]] = {}
+    for m in mentions:
+        if m.kind != "text":
+            out.append(m)
+            continue
+        i = first.get((m.path, m.bare, m.here))
+        if i is None:
+            first[m.path, m.bare, m.here] = len(out)
+            out.append(m)
+        else:
+            repeats.setdefault(i, []).append((m.position.line, m.position.column))
+    for i, found in repeats.items():
+        out[i] = out[i]._replace(repeats=tuple(found))
     return out
 
 
@@ -335,9 +384,15 @@ def _body_start(text: str) -> int:
 
 
 def _line_mentions(
-    source: Source, line: str, number: int, words: _NotBundled, first: int
+    source: Source,
+    line: str,
+    number: int,
+    words: _NotBundled,
+    first: int,
+    seen: dict[tuple[str, bool, bool], list[tuple[int, int]]] | None,
 ) -> list[Mention]:
-    """The mentions on `line`, whose prose can name no path before offset `first`."""
+    """The mentions on `line`, whose prose can name no path before offset `first`; a
+    mention `seen` holds is added to its repeats there instead."""
     text = _LINK_SPAN.sub(_blank, line) if "[" in line else line
     found: list[tuple[int, str, bool]] = []  # column offset, token, in code
     if "`" in text:
@@ -378,10 +433,16 @@ def _line_mentions(
             verbs = words.find(line)
         if verbs and (_near(verbs, at, end) or _supposed(line, verbs, end)):
             continue
-        bare = "/" not in path.rstrip("/")
+        path = path.rstrip("/")
+        bare = "/" not in path
         here = bare and _is_here(line[end : end + 40])
-        position = Position(source.path, number, at + 1)
-        out.append(Mention(path.rstrip("/"), "text", position, bare, here))
+        if seen is not None:
+            repeats = seen.get((path, bare, here))
+            if repeats is not None:
+                repeats.append((number, at + 1))
+                continue
+            seen[path, bare, here] = []
+        out.append(Mention(path, "text", Position(source.path, number, at + 1), bare, here))
     return out
 
 

@@ -7,7 +7,7 @@ from typing import Any
 from drift_check.facts import Mention, Named, Skill, Source
 from drift_check.scanners.files import Repo
 from drift_check.scanners.frontmatter import frontmatter_names, read_frontmatter
-from drift_check.scanners.links import find_links, find_mentions
+from drift_check.scanners.links import find_links, find_mentions, fold, unfold
 from drift_check.scanners.markdown import scan, unclosed_fence_problem
 from drift_check.scanners.patterns import lazy
 
@@ -129,7 +129,7 @@ def _not_elsewhere(
     if not holders:
         return mentions
     kept = []
-    for mention in mentions:
+    for mention in unfold(mentions):  # each line judged
         names = holders.get(mention.path)
         line = mention.position.line
         if names and any(
@@ -139,7 +139,7 @@ def _not_elsewhere(
         ):
             continue
         kept.append(mention)
-    return kept
+    return fold(kept)
 
 
 def tool_list(

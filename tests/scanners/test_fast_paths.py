@@ -390,3 +390,20 @@ def test_mentions_in_order_of_position(text: str, in_skill: bool) -> None:
     found = find_mentions(Source("s/SKILL.md", text), in_skill)
     order = [(m.position.line, m.position.column) for m in found]
     assert order == sorted(order)
+
+
+# --- bundled-file mentions: a path named again the same way is a repeat of its first -----
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(MENTION_PIECES, max_size=16).map("".join), st.booleans())
+@example("c.md\nsee c.md\n`c.md` in this folder\nc.md", True)
+@example("`${CLAUDE_SKILL_DIR}/f.py`\n`f.py` f.py\n`f.py`", True)
+def test_folded_mentions_agree_with_one_each(text: str, in_skill: bool) -> None:
+    from drift_check.scanners.links import find_mentions, fold, unfold
+
+    source = Source("s/SKILL.md", text)
+    each = find_mentions(source, in_skill, fold=False)
+    folded = find_mentions(source, in_skill)
+    assert unfold(folded) == each
+    assert fold(each) == folded
