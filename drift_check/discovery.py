@@ -226,25 +226,41 @@ def _kit_folders(files: list[str], roots: frozenset[str]) -> frozenset[str]:
     the tree, a plugin root, a `.claude` folder or a folder inside a skill: what an installer
     copies into a project's `.claude/` (`cc_sessions/`, `templates/claude-code-agent/`),
     checked where it is kept. (A skill's folder may vendor another project's agents among
-    its references: they are documents of that skill.)"""
-    parents: dict[str, set[str]] = {"agents": set(), "commands": set(), "skills": set()}
-    skill_dirs = set()
+    its references: they are documents of that skill.) `files` are sorted."""
+    candidates = set()
     for path in files:
-        if path.endswith("/SKILL.md"):
-            skill_dirs.add(path[: -len("/SKILL.md")])
-        for kind, found in parents.items():
-            needle = "/" + kind + "/"
-            i = path.find(needle)
+        if "/agents/" in path:
+            i = path.find("/agents/")
             while i > 0:
-                found.add(path[:i])
-                i = path.find(needle, i + 1)
-    return frozenset(
-        folder
-        for folder in parents["agents"] & (parents["commands"] | parents["skills"])
-        if folder not in roots
-        and folder.rsplit("/", 1)[-1] != ".claude"
-        and not any(folder == d or folder.startswith(d + "/") for d in skill_dirs)
-    )
+                candidates.add(path[:i])
+                i = path.find("/agents/", i + 1)
+    kits = set()
+    skill_dirs: set[str] | None = None
+    for folder in candidates:
+        if folder in roots or folder.rsplit("/", 1)[-1] == ".claude":
+            continue
+        if not (_holds(files, folder + "/commands/") or _holds(files, folder + "/skills/")):
+            continue
+        if skill_dirs is None:
+            skill_dirs = {p[: -len("/SKILL.md")] for p in files if p.endswith("/SKILL.md")}
+        if not _inside(folder, skill_dirs):
+            kits.add(folder)
+    return frozenset(kits)
+
+
+def _holds(files: list[str], prefix: str) -> bool:
+    """Whether a path of the sorted `files` starts with `prefix`."""
+    i = bisect.bisect_left(files, prefix)
+    return i < len(files) and files[i].startswith(prefix)
+
+
+def _inside(folder: str, dirs: set[str]) -> bool:
+    """Whether `folder` is one of `dirs` or lies inside one."""
+    while folder:
+        if folder in dirs:
+            return True
+        folder = folder.rpartition("/")[0]
+    return False
 
 
 def _kit_of(path: str, kits: frozenset[str]) -> str | None:
