@@ -354,7 +354,8 @@ def missing_bundled_file(facts: Facts) -> Iterator[Hit]:
     file whose name differs only by case from one beside it. Templated paths (`{lang}/x`,
     `<name>.md`, `$VAR/x`, globs), paths the line says are created or written (or will be,
     or would be), a path an `Example:` label introduces (a guide to writing skills shows what
-    a file could be), `./` and `~` paths, URLs and paths in fenced blocks are not checked.
+    a file could be), `./` and `~` paths, URLs, paths in fenced blocks and a person's own
+    files (`notes.local.md`, never shipped) are not checked.
     """
     first: dict[tuple[str, str], Hit] = {}  # one finding per file and missing path
     count: dict[tuple[str, str], int] = {}

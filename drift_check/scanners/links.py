@@ -560,6 +560,8 @@ def _path_shaped(path: str, in_code: bool) -> bool:
         return False  # the only slots of `_TEMPLATED` a prose path (`[\w./-]`) can hold
     if path.startswith(("/", "-", "~", "./", "../")):
         return False
+    if ".local." in path:
+        return False  # `CLAUDE.local.md`, `x.local.md`: a person's own file, never shipped
     segments = path.rstrip("/").split("/")
     if "" in segments or "." in segments or ".." in segments:
         return False
