@@ -403,8 +403,14 @@ class Repo:
     def glob(self, globs: Iterable[str]) -> list[str]:
         """Files matching any of `globs`; a matching symlink that leaves the root is
         reported (once) instead of returned."""
+        globs = tuple(globs)
+        joined = _patterns(globs)  # most often one pattern: one call a file
+        if len(joined) == 1:
+            match = joined[0].match
+            found = [f for f in self.files() if match(f)]
+        else:
+            found = [f for f in self.files() if any(p.match(f) for p in joined)]
         pats = [glob_pattern(g) for g in globs]
-        found = [f for f in self.files() if any(p.match(f) for p in pats)]
         for link, is_dir in self._outside_links:
             probes = [f"{link}/x.md", f"{link}/x/x.md", f"{link}/x.py"] if is_dir else [link]
             wanted = any(p.match(probe) for p in pats for probe in probes)

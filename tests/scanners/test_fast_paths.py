@@ -407,3 +407,29 @@ def test_folded_mentions_agree_with_one_each(text: str, in_skill: bool) -> None:
     folded = find_mentions(source, in_skill)
     assert unfold(folded) == each
     assert fold(each) == folded
+
+
+# --- Repo.glob: the globs' regular expressions joined into one, one call a file ------------
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.lists(
+            st.sampled_from(["a", "b", ".", "/", "*", "**", "**/", "?", "*a*a*a*"]), max_size=6
+        )
+        .map("".join)
+        .filter(bool),
+        max_size=4,
+    ),
+    st.lists(
+        st.lists(st.sampled_from(["a", "b", ".md", "/", "ab", "a.b"]), max_size=8).map("".join)
+    ),
+)
+def test_joined_globs_agree_with_each_glob(globs: list[str], paths: list[str]) -> None:
+    from drift_check.scanners.files import _patterns, glob_pattern
+
+    joined = _patterns(tuple(globs))
+    for path in paths:
+        expected = any(glob_pattern(g).match(path) for g in globs)
+        assert any(p.match(path) for p in joined) == expected
