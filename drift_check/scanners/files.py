@@ -197,7 +197,10 @@ def _glob_regex(glob: str) -> str | None:
 
 
 def matches(path: str, globs: Iterable[str]) -> bool:
-    return any(p.match(path) for p in _patterns(tuple(globs)))
+    patterns = _patterns(tuple(globs))
+    if len(patterns) == 1:  # the usual case: no generator a file
+        return bool(patterns[0].match(path))
+    return any(p.match(path) for p in patterns)
 
 
 @lru_cache(maxsize=64)
