@@ -1124,7 +1124,7 @@ class Facts(NamedTuple):
     matrix: SkillMatrix | None
     unassigned: tuple[UnassignedList, ...]
     tree: SkillTree | None
-    mentions: dict[str, frozenset[str]]  # skill -> files naming it
+    mentions: dict[str, frozenset[str]]  # skill -> files naming it, till one outside its folder
     directives: dict[str, tuple[Directive, ...]]  # by path, for every file read
     sources: dict[str, Source]  # every file read, by path
     config: "Config"  # the config the tree was scanned with, its packs chosen

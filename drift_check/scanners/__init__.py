@@ -100,7 +100,7 @@ def build_facts(config: Config, discovered: Discovered | None = None) -> Facts:
     # only DC901 reads them, and only where a skill matrix wires skills (it reads every
     # Markdown file of the tree: most of the time of a large marketplace)
     wired = bool(skills.skills and settings["skill-matrix"])
-    mentions = _mentions(repo, {s.name for s in skills.skills.values()}) if wired else {}
+    mentions = _mentions(repo, skills.skills.values()) if wired else {}
     # the agents whose `name` DC602 would rewrite (the same scope as the rule): where an agent
     # is known by its name alone, only a registry's; their old names are all worth looking up
     if settings["agent-name-matches-file"]:
@@ -737,17 +737,29 @@ def _restated(
     return (matrix, tuple(unassigned), tree), problems
 
 
-def _mentions(repo: Repo, names: set[str]) -> dict[str, frozenset[str]]:
-    """For each skill name, the Markdown files whose text names it (a whole word)."""
+def _mentions(repo: Repo, skills: Iterable[Skill]) -> dict[str, frozenset[str]]:
+    """For each skill name, Markdown files whose text names it (a whole word), as far as
+    DC901 asks: whether a file outside the skill's folder does. A name is looked for until
+    one such file is found for each folder of a skill of that name (a catalogue that names
+    every skill early in the walk spares the other files the search); every file is still
+    read, so that a file no other scan reads reports its problems as before."""
+    outside: dict[bytes, list[str]] = {}  # a name -> its skills' folders no file has passed
+    for skill in skills:
+        if skill.name.isascii():  # words are ASCII
+            outside.setdefault(skill.name.encode(), []).append(skill.directory + "/")
+    wanted = set(outside)  # a set, so that an intersection walks the smaller side
     found: dict[str, set[str]] = {}
-    # words are ASCII; a set, so that an intersection walks the smaller side
-    wanted = frozenset(name.encode() for name in names if name.isascii())
     for path in repo.glob(["**/*.md"]):
         source = repo.read(path)
-        if source is None:
+        if source is None or not wanted:
             continue
         for word in words(source.text).intersection(wanted):
             found.setdefault(word.decode(), set()).add(path)
+            folders = [f for f in outside[word] if path.startswith(f)]
+            if folders:
+                outside[word] = folders
+            else:
+                wanted.discard(word)  # a file outside each of its folders names it
     return {name: frozenset(paths) for name, paths in found.items()}
 
 

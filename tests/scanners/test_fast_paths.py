@@ -433,3 +433,42 @@ def test_joined_globs_agree_with_each_glob(globs: list[str], paths: list[str]) -
     for path in paths:
         expected = any(glob_pattern(g).match(path) for g in globs)
         assert any(p.match(path) for p in joined) == expected
+
+
+# --- skill-name mentions: each name looked for only until DC901 has its answer ------------
+
+WORD = r"[A-Za-z0-9][A-Za-z0-9_-]*"
+FOLDERS = st.sampled_from(["skills/a", "skills/b", "x/skills/a", "skills/a-b", "skills/é"])
+DOC_WORDS = st.sampled_from(["a", "b", "a-b", "é", " ", "\n", "_a", "see a.", "b/c"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(FOLDERS, min_size=1, max_size=4, unique=True),
+    st.lists(
+        st.tuples(
+            st.sampled_from(["README.md", "skills/a/SKILL.md", "skills/b/r.md", "x/skills/a/x.md"]),
+            st.lists(DOC_WORDS, max_size=6).map("".join),
+        ),
+        max_size=6,
+        unique_by=lambda pair: pair[0],
+    ),
+)
+def test_bounded_mentions_answer_what_the_full_search_does(
+    folders: list[str], documents: list[tuple[str, str]]
+) -> None:
+    from drift_check.scanners import _mentions
+
+    texts = dict(sorted(documents))
+    repo = types.SimpleNamespace(
+        glob=lambda globs: list(texts),
+        read=lambda path: Source(path, texts[path]),
+    )
+    skills = [types.SimpleNamespace(name=f.rsplit("/", 1)[1], directory=f) for f in folders]
+    bounded = _mentions(repo, skills)  # type: ignore[arg-type]
+    for skill in skills:  # the full search: every file, as the word pattern splits it
+        full = [p for p, text in texts.items() if skill.name in re.findall(WORD, text)]
+        elsewhere = [p for p in full if not p.startswith(skill.directory + "/")]
+        found = bounded.get(skill.name, frozenset())
+        assert found <= set(full)
+        assert bool(elsewhere) == any(not p.startswith(skill.directory + "/") for p in found)
