@@ -52,8 +52,21 @@ def resolve(source_path: str, target: str) -> str | None:
     """The repository path `target` points at from `source_path`; None outside the root."""
     if not target:
         return source_path
-    joined = posixpath.normpath(posixpath.join(posixpath.dirname(source_path), unquote(target)))
+    target = unquote(target)
+    folder = posixpath.dirname(source_path)
+    if "/" not in target and target not in (".", "..") and _normal(folder):
+        joined = f"{folder}/{target}" if folder else target  # what normpath would give
+    else:
+        joined = posixpath.normpath(posixpath.join(folder, target))
     return None if joined == ".." or joined.startswith("../") else joined
+
+
+def _normal(folder: str) -> bool:
+    """A folder `posixpath.normpath` leaves as it is (a file of the tree's: the usual case)."""
+    if not folder:
+        return True
+    inside = f"/{folder}/"
+    return "//" not in inside and "/./" not in inside and "/../" not in inside
 
 
 def find_links(

@@ -472,3 +472,28 @@ def test_bounded_mentions_answer_what_the_full_search_does(
         found = bounded.get(skill.name, frozenset())
         assert found <= set(full)
         assert bool(elsewhere) == any(not p.startswith(skill.directory + "/") for p in found)
+
+
+# --- resolve: a plain file name beside a normal folder joined without normpath -------------
+
+PATH_PIECES = st.sampled_from(["a", "b.md", "/", ".", "..", "%2e", "%2F", "x y", "\\", "é"])
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(PATH_PIECES, max_size=6).map("".join), st.lists(PATH_PIECES, max_size=4).map("".join)
+)
+@example("skills/a/SKILL.md", "reference.md")
+@example("/SKILL.md", "x.md")
+@example("a//SKILL.md", "x.md")
+def test_resolve_agrees_with_normpath(source_path: str, target: str) -> None:
+    import posixpath
+
+    from drift_check.scanners.links import resolve, unquote
+
+    if not target:
+        expected: str | None = source_path
+    else:
+        joined = posixpath.normpath(posixpath.join(posixpath.dirname(source_path), unquote(target)))
+        expected = None if joined == ".." or joined.startswith("../") else joined
+    assert resolve(source_path, target) == expected
