@@ -15,11 +15,11 @@ from drift_check.scanners.patterns import lazy
 def count_lines(text: str, rule: str) -> int:
     """Lines of a SKILL.md: `all` of them, the `body` after the frontmatter, or the
     `non-blank` lines of the body."""
+    if rule == "all":  # the final newline ends the last line; it does not start another
+        return text.count("\n") + 1 - (not text or text.endswith("\n"))
     lines = text.split("\n")
     if lines and lines[-1] == "":
-        lines.pop()  # the final newline ends the last line; it does not start another
-    if rule == "all":
-        return len(lines)
+        lines.pop()
     body = lines
     if lines and lines[0] == "---":
         end = next((i for i in range(1, len(lines)) if lines[i].rstrip() == "---"), None)

@@ -497,3 +497,17 @@ def test_resolve_agrees_with_normpath(source_path: str, target: str) -> None:
         joined = posixpath.normpath(posixpath.join(posixpath.dirname(source_path), unquote(target)))
         expected = None if joined == ".." or joined.startswith("../") else joined
     assert resolve(source_path, target) == expected
+
+
+# --- a SKILL.md's lines (`all`): newlines counted, not the text split ----------------------
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["a", "\n", "\r", "---", " ", "\u2028"]), max_size=10).map("".join))
+def test_all_lines_counted_as_split(text: str) -> None:
+    from drift_check.scanners.skills import count_lines
+
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    assert count_lines(text, "all") == len(lines)
