@@ -448,7 +448,9 @@ def _line_mentions(
             continue
         path = path.rstrip("/")
         bare = "/" not in path
-        here = bare and _is_here(line[end : end + 40])
+        # "in this folder": only `h` and `H` match the pattern's `h` (case folded)
+        after = line[end : end + 40] if bare else ""
+        here = ("h" in after or "H" in after) and _is_here(after)
         if seen is not None:
             repeats = seen.get((path, bare, here))
             if repeats is not None:

@@ -511,3 +511,22 @@ def test_all_lines_counted_as_split(text: str) -> None:
     if lines and lines[-1] == "":
         lines.pop()
     assert count_lines(text, "all") == len(lines)
+
+
+# --- "in this folder" after a file name: the pattern only where an `h` is ----------------
+
+HERE_PIECES = st.sampled_from(
+    [
+        *(" in this folder", " IN THIS DIRECTORY", "), from this skill", " under This skill's"),
+        *(" ", "\u0127", "\u0130", "\u212a", "th", "is", "inside", "x", ".", "directory"),
+    ]
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(HERE_PIECES, max_size=6).map("".join))
+def test_here_needs_an_h(after: str) -> None:
+    from drift_check.scanners.links import _here
+
+    after = after[:40]
+    assert (_here().match(after) is not None) <= ("h" in after or "H" in after)
