@@ -162,7 +162,12 @@ def scan_manifests(repo: Repo, problems: list[InputProblem], skip: Iterable[str]
     others = _other_hosts_plugins(files)
     for path in files:
         if _hook_snippet(path) and path not in taken and not _under(path, others):
-            doc = reader.document(path)
+            # any JSON may sit in a `hooks/` folder (a web app's, with comments): only one
+            # that parses and holds Claude Code's events is a hook file
+            source = repo.read(path)
+            if source is None or '"hooks"' not in source.text:
+                continue
+            doc = reader.document(path, quiet=True)
             value = _get(doc, "hooks") if doc is not None else None
             if value is not None and value.kind == "object" and _claude_events(value):
                 hooks.append(reader.hook_config(path, doc, value, None, None))
@@ -203,7 +208,9 @@ class _Reader:
             self._folders = frozenset(out)
         return self._folders
 
-    def document(self, path: str) -> JsonValue | None:
+    def document(self, path: str, quiet: bool = False) -> JsonValue | None:
+        """The JSON document of `path`; one that is not valid JSON is a problem, unless
+        `quiet` (a file that is a manifest only if it parses as one)."""
         if path in self.documents or path in self.failed:
             return self.documents.get(path)
         source = self.repo.read(path)
@@ -214,7 +221,8 @@ class _Reader:
             doc = parse_source(source, self.repo.limits.max_json_depth)
         except JsonSyntaxError as exc:
             self.failed.add(path)
-            self.problems.append(InputProblem(exc.position, "json", exc.message))
+            if not quiet:
+                self.problems.append(InputProblem(exc.position, "json", exc.message))
             return None
         self.documents[path] = doc
         self.sources[path] = source

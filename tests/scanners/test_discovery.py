@@ -168,3 +168,19 @@ def test_two_kits_are_two_scopes_for_agent_names(tmp_path: Path, cli) -> None:  
             " Claude Code loads only one of them: rename one",
         )
     ]
+
+
+def test_json_with_comments_in_a_web_apps_hooks_folder_is_no_hook_file_and_no_problem(
+    tmp_path: Path,
+) -> None:
+    write_tree(
+        tmp_path,
+        {
+            "web/src/hooks/tsconfig.json": '{\n  // comments\n  "extends": "../tsconfig.json"\n}\n',
+            "web/src/hooks/state.json": '{"hooks": ["useState"], // a list\n}\n',
+        },
+    )
+    problems: list = []  # type: ignore[type-arg]
+    found = discover(Repo(str(tmp_path)), ("**/fixtures/**",), problems)
+    assert found.hook_files == ()
+    assert problems == []
