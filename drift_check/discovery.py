@@ -120,6 +120,7 @@ def discover(
     owners = roots | kits
     agents, commands, skills, variants, claude = set(), set(), [], [], set()
     kit_commands: list[tuple[str, str]] = []  # (kit folder, command file)
+    kits_with_agents: set[str] = set()
     for path in files:
         name = path.rsplit("/", 1)[-1]
         if name == "SKILL.md":
@@ -141,21 +142,21 @@ def discover(
                 continue
             if owner.endswith(".claude") or owner == ".claude":
                 claude.add(owner)
-            kit = owner in kits
-            if kit and kind == "commands":
-                kit_commands.append((owner, path))
+            if owner in kits:
+                # a kit's commands count once it has an agent (it is a Claude Code folder
+                # then), and only a Claude Code agent (frontmatter with a `name`) is one
+                if kind == "commands":
+                    kit_commands.append((owner, path))
+                elif _named_agent(repo, path):
+                    found.add(path)
+                    kits_with_agents.add(owner)
                 continue
-            # in a kit, only a Claude Code agent (frontmatter with a `name`) is one; in a
-            # subfolder, only a file with frontmatter (the others are documents the agents
-            # share); a command may be any Markdown file
-            if kind == "agents" and not (
-                _named_agent(repo, path) if kit else "/" not in rest or _has_frontmatter(repo, path)
-            ):
+            # in a subfolder, only a file with frontmatter is an agent (the others are
+            # documents the agents share); a command may be any Markdown file
+            if kind == "agents" and "/" in rest and not _has_frontmatter(repo, path):
                 continue
             found.add(path)
-    # a kit's commands count where the kit has agents: it is a Claude Code folder then
-    with_agents = {_kit_of(a, kits) for a in agents} if kits else set()
-    commands.update(path for kit, path in kit_commands if kit in with_agents)
+    commands.update(path for kit, path in kit_commands if kit in kits_with_agents)
     kept = set(skills)
     variants = [(variant, main) for variant, main in variants if main in kept]
     for path in skills:
@@ -196,7 +197,7 @@ def discover(
         mcp_files=tuple(sorted(mcp)),
         memory_files=tuple(memory_files),
         claude_folders=tuple(sorted(claude)),
-        kits=tuple(sorted(k for k in with_agents if k is not None)),
+        kits=tuple(sorted(kits_with_agents)),
         undeclared_agents=tuple(sorted(undeclared)),
         manifests=manifests,
     )
@@ -261,15 +262,6 @@ def _inside(folder: str, dirs: set[str]) -> bool:
             return True
         folder = folder.rpartition("/")[0]
     return False
-
-
-def _kit_of(path: str, kits: frozenset[str]) -> str | None:
-    i = path.find("/agents/")
-    while i > 0:
-        if path[:i] in kits:
-            return path[:i]
-        i = path.find("/agents/", i + 1)
-    return None
 
 
 def _owner_of(path: str, marker: str) -> str | None:
