@@ -259,6 +259,11 @@ class Source:
     def held(self) -> bool:
         return self._text is not None
 
+    @property
+    def rereadable(self) -> bool:
+        """Whether the text can be let go (and read again from the file)."""
+        return self._store is not None
+
     def hold(self, text: str) -> None:
         """Keep `text` (the store's, read again and checked) until `release`."""
         self._text = text

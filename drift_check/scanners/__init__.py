@@ -251,12 +251,24 @@ def _scan_agents(
     tags = {t for t in (settings["read-gate-tag"], *settings["legacy-read-tags"]) if t}
     search = MentionSearch(sorted(declared | tags))
     mentions: dict[str, frozenset[str]] = {}
-    for path in paths:
-        agent = scan_agent(path, repo, agent_settings, problems, cache)
+    also_followed: set[str] = set()
+    from drift_check.parallel import map_files
+
+    def one(path: str) -> tuple[Agent | None, list[InputProblem], frozenset[str], list[str]]:
+        found: list[InputProblem] = []
+        followed = len(cache.by_path)
+        agent = scan_agent(path, repo, agent_settings, found, cache)
+        named = search(agent) if agent is not None else frozenset()  # while its texts are held
+        return agent, found, named, list(cache.by_path)[followed:]
+
+    for path, (agent, found, named, followed) in zip(
+        paths, map_files(one, paths, repo), strict=True
+    ):
+        problems += found
+        also_followed.update(followed)  # a worker's cache is gone with it
         if agent is not None:
-            found = search(agent)  # now, while its texts are held
-            if found:
-                mentions[agent.path] = found
+            if named:
+                mentions[agent.path] = named
             if contract_scope is None or path in contract_scope:
                 agents.setdefault(agent.name, agent)  # the contract rules see the first of a name
             all_agents.append(agent)
@@ -265,7 +277,7 @@ def _scan_agents(
         for p in paths
         if contract_scope is None or p in contract_scope
     )
-    followed = frozenset(cache.by_path)
+    followed = frozenset(cache.by_path).union(also_followed)
     return AgentScan(agents, tuple(all_agents), paths, names, followed, problems, mentions)
 
 
@@ -351,11 +363,17 @@ def _scan_skills(
     skills: dict[str, Skill] = {}
     problems: list[InputProblem] = []
     if paths:
+        from drift_check.parallel import map_files
         from drift_check.scanners.skills import SkillFiles, is_template, scan_skill
 
         others = SkillFiles(repo, paths)
-        for path in paths:
-            skill = scan_skill(path, repo, settings, problems, others)
+
+        def one(path: str) -> tuple[Skill | None, list[InputProblem]]:
+            found: list[InputProblem] = []
+            return scan_skill(path, repo, settings, found, others), found
+
+        for path, (skill, found) in zip(paths, map_files(one, paths, repo), strict=True):
+            problems += found
             if skill is not None and not is_template(skill):
                 skills[path] = skill
     variants = _variants(repo, components, problems)
@@ -397,16 +415,27 @@ def _scan_link_targets(
     links += [link for s in skills.values() for link in s.links]
     links += [link for m in memory_files.values() for link in m.links]
     out = LinkTargets({}, {}, {})
-    if links:
-        from drift_check.scanners.links import heading_anchors
-    for link in links:
-        target = link.resolved
-        if link.anchor and target and target.endswith(".md") and target not in out.anchors:
-            source = repo.read(target) if repo.exists(target) else None
-            if source is not None:
-                out.scanned[target] = scan(source.text)
-                found = heading_anchors(source, out.scanned[target])
-                out.anchors[target], out.fenced_headings[target] = found
+    targets = {
+        link.resolved: None
+        for link in links
+        if link.anchor and link.resolved and link.resolved.endswith(".md")
+    }
+    if not targets:
+        return out
+    from drift_check.parallel import map_files
+    from drift_check.scanners.links import heading_anchors
+
+    def one(target: str) -> tuple[MarkdownScan, Any] | None:
+        source = repo.read(target) if repo.exists(target) else None
+        if source is None:
+            return None
+        scanned = scan(source.text)
+        return scanned, heading_anchors(source, scanned)
+
+    for target, found in zip(targets, map_files(one, list(targets), repo), strict=True):
+        if found is not None:
+            out.scanned[target] = found[0]
+            out.anchors[target], out.fenced_headings[target] = found[1]
     return out
 
 
@@ -595,10 +624,19 @@ def _commands(
     problems: list[InputProblem] = []
     if not paths:
         return {}, problems
+    from drift_check.parallel import map_files
     from drift_check.scanners.commands import scan_command
 
-    found = [scan_command(path, repo, problems) for path in paths]
-    return {command.path: command for command in found if command is not None}, problems
+    def one(path: str) -> tuple[Command | None, list[InputProblem]]:
+        met: list[InputProblem] = []
+        return scan_command(path, repo, met), met
+
+    commands: dict[str, Command] = {}
+    for command, met in map_files(one, paths, repo):
+        problems += met
+        if command is not None:
+            commands[command.path] = command
+    return commands, problems
 
 
 def _memory_files(

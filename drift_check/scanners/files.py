@@ -295,6 +295,19 @@ class Texts:
         self._size = 0
 
 
+class ReadMark(NamedTuple):
+    files: int  # files asked for, read or not
+    problems: int
+
+
+class Reads(NamedTuple):
+    """What one process read, for another (see `Repo.reads_since`)."""
+
+    files: tuple[tuple[str, Source | None], ...]  # None: a file asked for and not read
+    problems: tuple[InputProblem, ...]
+    naming_tool: frozenset[str]
+
+
 class Repo:
     """The repository root: lists files once and reads each at most once (a text let go
     is read again when asked for: see `Texts`).
@@ -443,6 +456,36 @@ class Repo:
         src = self._read(path)
         self._sources[path] = src
         return src
+
+    def mark(self) -> ReadMark:
+        """Where the reads stand now: `reads_since` says what was read after."""
+        return ReadMark(len(self._sources), len(self.problems))
+
+    def reads_since(self, mark: ReadMark) -> Reads:
+        """What was read after `mark`, to send to another process (`learn`)."""
+        files = [(path, self._sources[path]) for path in list(self._sources)[mark.files :]]
+        problems = tuple(self.problems[mark.problems :])
+        return Reads(tuple(files), problems, frozenset(self.naming_tool))
+
+    def learn(self, reads: Reads) -> None:
+        """Take what another process read (`reads_since`) as read here; a file read here
+        too keeps this process's source and problems."""
+        known = {path for path, _ in reads.files if path in self._sources}
+        for path, source in reads.files:
+            if path not in known:
+                self._sources[path] = source
+        self.problems.extend(p for p in reads.problems if p.position.path not in known)
+        self.naming_tool.update(reads.naming_tool)
+
+    def received(self, path: str, newline: str, bom: bool, digest: int) -> Source:
+        """A source another process read: this process's own if it read the file too, else
+        one that reads the text when asked for it (checked against the digest)."""
+        source = self._sources.get(path)
+        if source is not None and source.digest == digest:
+            return source
+        source = Source(path, "", newline, bom, digest, self.texts)
+        source.release()
+        return source
 
     def _inside(self, real: str) -> bool:
         return real == self.root or real.startswith(self.root + os.sep)

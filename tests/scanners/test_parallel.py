@@ -1,0 +1,169 @@
+"""Scanning with every core (drift_check/parallel.py): forked workers give the facts one
+process gives, and the repository knows what they read."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from drift_check import parallel
+from drift_check.scanners.files import Repo
+from tests.conftest import write_tree
+
+pytestmark = pytest.mark.skipif(
+    not hasattr(os, "fork") or sys.platform != "linux", reason="workers are forked on Linux"
+)
+
+
+@pytest.fixture
+def two_jobs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two processes, and a worker for as little as one file."""
+    monkeypatch.setenv(parallel.JOBS_VARIABLE, "2")
+    monkeypatch.setattr(parallel, "LEAST_PER_PART", 1)
+
+
+def _texts(repo: Repo, paths: list[str]) -> list[str | None]:
+    def one(path: str) -> str | None:
+        source = repo.read(path)
+        return None if source is None else source.text.upper()
+
+    return parallel.map_files(one, paths, repo)
+
+
+def test_a_worker_reads_half_and_the_repository_learns_it(tmp_path: Path, two_jobs: None) -> None:
+    write_tree(tmp_path, {f"f{i}.md": f"text {i}\n" for i in range(6)})
+    (tmp_path / "bin.md").write_bytes(b"\0\1\2")
+    paths = [*(f"f{i}.md" for i in range(6)), "bin.md"]
+    repo = Repo(str(tmp_path))
+    parent = os.getpid()
+    pids = parallel.map_files(lambda _: os.getpid(), paths, repo)
+    assert pids[0] == parent and pids[-1] != parent  # the last part was a worker's
+
+    assert _texts(repo, paths) == [*(f"TEXT {i}\n" for i in range(6)), None]
+    sources = repo.sources()
+    assert sorted(sources) == [f"f{i}.md" for i in range(6)]
+    assert not sources["f5.md"].held  # read by the worker: read here again when asked
+    assert sources["f5.md"].text == "text 5\n"
+    assert [(p.position.path, p.message) for p in repo.problems] == [
+        ("bin.md", "file contains NUL bytes (binary?); skipped")
+    ]
+
+
+def test_a_file_both_read_keeps_one_source_and_one_problem(tmp_path: Path, two_jobs: None) -> None:
+    write_tree(tmp_path, {"a.md": "a\n", "shared.md": "s\n"})
+    (tmp_path / "bad.md").write_bytes(b"\xff\n")
+    repo = Repo(str(tmp_path))
+
+    def one(path: str) -> tuple[str, ...]:
+        return tuple(s.text for p in (path, "shared.md", "bad.md") if (s := repo.read(p)))
+
+    assert parallel.map_files(one, ["a.md", "b"], repo) == [("a\n", "s\n"), ("s\n",)]
+    assert [p.position.path for p in repo.problems] == ["bad.md", "b"]
+    shared = repo.sources()["shared.md"]
+    assert shared.held and shared is repo.read("shared.md")
+
+
+def test_a_worker_that_fails_leaves_its_part_to_this_process(
+    tmp_path: Path, two_jobs: None
+) -> None:
+    parent = os.getpid()
+
+    def one(item: int) -> int:
+        if os.getpid() != parent:
+            raise RuntimeError("a worker's failure")
+        return item * 2
+
+    assert parallel.map_files(one, list(range(5)), Repo(str(tmp_path))) == [0, 2, 4, 6, 8]
+
+
+def test_one_job_or_a_short_list_stays_in_this_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = Repo(str(tmp_path))
+    monkeypatch.setenv(parallel.JOBS_VARIABLE, "1")
+    assert set(parallel.map_files(lambda _: os.getpid(), list(range(500)), repo)) == {os.getpid()}
+    monkeypatch.setenv(parallel.JOBS_VARIABLE, "2")
+    items = list(range(parallel.LEAST_PER_PART * 2 - 1))
+    assert set(parallel.map_files(lambda _: os.getpid(), items, repo)) == {os.getpid()}
+    assert len(set(parallel.map_files(lambda _: os.getpid(), [*items, 0], repo))) == 2
+
+
+def test_jobs_come_from_the_cores_or_the_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(parallel.JOBS_VARIABLE, "3")
+    assert parallel.jobs() == 3
+    monkeypatch.setenv(parallel.JOBS_VARIABLE, "99")
+    assert parallel.jobs() == parallel.MAX_JOBS
+    for ignored in ("0", "two", ""):
+        monkeypatch.setenv(parallel.JOBS_VARIABLE, ignored)
+        assert parallel.jobs() == min(len(os.sched_getaffinity(0)), parallel.MAX_JOBS)
+
+
+PLUGIN = {
+    ".claude-plugin/marketplace.json": (
+        '{"name": "m", "owner": {"name": "o"}, "plugins": [{"name": "p", "source": "./plugins/p"}]}'
+    ),
+    "plugins/p/.claude-plugin/plugin.json": '{"name": "p"}',
+    "plugins/p/agents/shared/voice.md": "## SHARED DONE\n",
+}
+
+
+def _tree(tmp_path: Path) -> Path:
+    files = dict(PLUGIN)
+    for i in range(12):
+        files[f"plugins/p/agents/a{i}.md"] = (
+            f"---\nname: a{i % 10}\ndescription: Does {i}.\ntools: Read, LS\n---\n"
+            f"@plugins/p/agents/shared/voice.md\n"
+            f"See [the guide](../skills/s{i}/SKILL.md#{'use' if i % 2 else 'gone'}).\n"
+        )
+        files[f"plugins/p/skills/s{i}/SKILL.md"] = (
+            f"---\nname: s{i}\ndescription: Use when {i}: now\n---\n# Use\n\n"
+            f"Run `scripts/run{i}.sh` and read reference.md.\n"
+        )
+        files[f"plugins/p/commands/c{i}.md"] = (
+            f"---\nallowed-tools: [Bash, MultiEdit]\nargument-hint: [n]\n---\nDo {i}.\n"
+        )
+    files["plugins/p/skills/s3/reference.md"] = "# Ref\n"
+    write_tree(tmp_path, files)
+    (tmp_path / "plugins/p/commands/c5.md").write_bytes(b"\xfe\xff broken\n")
+    return tmp_path
+
+
+def test_a_tree_checked_by_workers_gives_the_same_report(
+    tmp_path: Path, cli, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    tree = str(_tree(tmp_path))
+    monkeypatch.setenv(parallel.JOBS_VARIABLE, "1")
+    alone = cli(tree, "--format", "json")
+    monkeypatch.setenv(parallel.JOBS_VARIABLE, "3")
+    monkeypatch.setattr(parallel, "LEAST_PER_PART", 2)
+    forked = cli(tree, "--format", "json")
+    codes = {f["code"] for f in alone.json()["findings"]}
+    assert codes == {"DC001", "DC004", "DC606", "DC607", "DC611", "DC702", "DC703"}
+    assert forked.code == alone.code == 1
+    assert forked.out == alone.out
+    assert forked.err == alone.err
+
+
+def test_fixes_after_a_scan_by_workers_are_the_same(
+    tmp_path: Path, cli, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    alone_tree = _tree(tmp_path / "alone")
+    forked_tree = _tree(tmp_path / "forked")
+    monkeypatch.setenv(parallel.JOBS_VARIABLE, "1")
+    monkeypatch.chdir(alone_tree)
+    alone = cli(".", "--fix", "--unsafe-fixes", "--format", "json")
+    monkeypatch.setenv(parallel.JOBS_VARIABLE, "2")
+    monkeypatch.setattr(parallel, "LEAST_PER_PART", 2)
+    monkeypatch.chdir(forked_tree)
+    forked = cli(".", "--fix", "--unsafe-fixes", "--format", "json")
+    assert forked.out == alone.out and forked.code == alone.code
+    written = {p.relative_to(alone_tree): p.read_bytes() for p in alone_tree.rglob("*.md")}
+    assert written == {
+        p.relative_to(forked_tree): p.read_bytes() for p in forked_tree.rglob("*.md")
+    }
+    command = b'---\nallowed-tools: [Bash, Edit]\nargument-hint: "[n]"\n---\nDo 11.\n'
+    assert written[Path("plugins/p/commands/c11.md")] == command  # fixed by what a worker read
+    assert b"description: 'Use when 10: now'" in written[Path("plugins/p/skills/s10/SKILL.md")]
