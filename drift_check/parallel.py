@@ -52,26 +52,26 @@ def jobs() -> int:
 
 
 def map_files(work: Callable[[T], R], items: Sequence[T], repo: Repo) -> list[R]:
-    """`[work(item) for item in items]`, the parts after the first worked in forked
-    processes when there are at least `LEAST_PER_PART` items a part. `work` reads files only
-    through `repo` and returns values that pickle; what else it changes is lost in a
-    worker."""
+    """`[work(item) for item in items]`, with every core when there are at least
+    `LEAST_PER_PART` items for each: the items are dealt out in turn (neighbours are often
+    alike in cost, so each part gets its share of every kind), and each part but the first
+    is worked by a forked process. `work` reads files only through `repo` and returns
+    values that pickle; what else it changes is lost in a worker."""
     parts = min(jobs(), len(items) // max(1, LEAST_PER_PART))
     if parts < 2 or repo.overlay or not hasattr(os, "fork"):
         return [work(item) for item in items]
-    size = -(-len(items) // parts)
-    chunks = [items[i : i + size] for i in range(0, len(items), size)]
-    workers = [_start(work, chunk, repo) for chunk in chunks[1:]]
-    out = [work(item) for item in chunks[0]]
-    for chunk, worker in zip(chunks[1:], workers, strict=True):
+    workers = [_start(work, items[k::parts], repo) for k in range(1, parts)]
+    out: list[R | None] = [None] * len(items)
+    out[::parts] = [work(item) for item in items[::parts]]
+    for k, worker in enumerate(workers, 1):
         found = _finish(worker, repo)
         if found is None:  # no worker, or it failed: this process works the part itself
-            out.extend(work(item) for item in chunk)
+            out[k::parts] = [work(item) for item in items[k::parts]]
             continue
         results, reads = found
         repo.learn(reads)
-        out.extend(results)
-    return out
+        out[k::parts] = results
+    return out  # type: ignore[return-value]
 
 
 def _reduce_source(source: Source) -> tuple[Any, tuple[Any, ...]]:

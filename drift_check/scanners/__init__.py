@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from drift_check.config import Config
 from drift_check.facts import (
@@ -42,6 +42,8 @@ from drift_check.scanners.files import Limits, Repo, glob_pattern, matches
 from drift_check.scanners.markdown import MarkdownScan, forget, scan
 from drift_check.scanners.registry import parse_registry
 
+T = TypeVar("T")
+
 if TYPE_CHECKING:  # discovery imports the scanners' file layer: no import cycle at start-up
     from drift_check.discovery import Components
     from drift_check.validation import Contracts
@@ -52,6 +54,34 @@ class Discovered(NamedTuple):
     repo: Repo
     components: Components
     problems: list[InputProblem]  # manifests discovery could not read
+
+
+class FileScan(Generic[T]):
+    """A scan of one kind of file: the files, the work on one, and what the results of all
+    of them make (`_scan_files` runs several such scans as one)."""
+
+    def __init__(
+        self, paths: list[str], one: Callable[[str], Any], done: Callable[[list[Any]], T]
+    ) -> None:
+        self.paths = paths
+        self.one = one
+        self.done = done
+
+
+def _scan_files(repo: Repo, *scans: FileScan[Any]) -> list[Any]:
+    """What each scan makes, its files read in one pass over all of them (split between
+    processes by `drift_check.parallel`: one worker for every kind of file)."""
+    items = [(i, path) for i, kind in enumerate(scans) for path in kind.paths]
+    if not items:
+        return [kind.done([]) for kind in scans]
+    from drift_check.parallel import map_files
+
+    results = map_files(lambda item: scans[item[0]].one(item[1]), items, repo)
+    out, at = [], 0
+    for kind in scans:
+        out.append(kind.done(results[at : at + len(kind.paths)]))
+        at += len(kind.paths)
+    return out
 
 
 def discover_tree(config: Config, overlay: dict[str, str] | None = None) -> Discovered:
@@ -76,14 +106,17 @@ def build_facts(config: Config, discovered: Discovered | None = None) -> Facts:
     contracts = _scan_registry(config, repo)
     problems += contracts.problems
     core = contracts.core
-    agents = _scan_agents(repo, settings, components, contracts.registry, core)
+    agent_plan = _scan_agents(repo, settings, components, contracts.registry, core)
+    skill_plan = _scan_skills(repo, settings, components, core)
+    command_plan = _scan_commands(
+        repo, settings, components, agent_plan.paths, skill_plan.paths, core
+    )
+    agents, skills, (commands, found) = _scan_files(repo, agent_plan, skill_plan, command_plan)
     problems += agents.problems
     consumers = _scan_consumers(repo, settings, components, contracts.registry, agents, core)
     problems += consumers.problems
-    skills = _scan_skills(repo, settings, components, core)
     problems += skills.problems
     problems += _unmatched(config, repo, core, components, bool(agents.all or skills.skills))
-    commands, found = _scan_commands(repo, settings, components, agents.paths, skills.paths, core)
     problems += found
     restated, found = _restated(repo, settings, _config_key(config, "skill-matrix"))
     problems += found
@@ -223,7 +256,7 @@ def _scan_agents(
     components: Components,
     registry: Registry | None,
     core: str,
-) -> AgentScan:
+) -> FileScan[AgentScan]:
     """Agent files: the pack's `agents` globs and the agents discovery found."""
     from drift_check.discovery import is_index_document
 
@@ -237,9 +270,6 @@ def _scan_agents(
     # with a registry, the contract rules see the agents of its system (the pack's `agents`
     # globs); a plugin's agents beside it are checked as agents, not as rows
     contract_scope = frozenset(globbed) if settings["registry"] else None
-    agents: dict[str, Agent] = {}
-    all_agents: list[Agent] = []
-    problems: list[InputProblem] = []
     agent_settings = {
         **settings,
         "include-follow": settings_globs(settings, "include-follow", core),
@@ -250,9 +280,6 @@ def _scan_agents(
     declared = {m.text for row in registry.rows for m in row.markers} if registry else set()
     tags = {t for t in (settings["read-gate-tag"], *settings["legacy-read-tags"]) if t}
     search = MentionSearch(sorted(declared | tags))
-    mentions: dict[str, frozenset[str]] = {}
-    also_followed: set[str] = set()
-    from drift_check.parallel import map_files
 
     def one(path: str) -> tuple[Agent | None, list[InputProblem], frozenset[str], list[str]]:
         found: list[InputProblem] = []
@@ -261,24 +288,34 @@ def _scan_agents(
         named = search(agent) if agent is not None else frozenset()  # while its texts are held
         return agent, found, named, list(cache.by_path)[followed:]
 
-    for path, (agent, found, named, followed) in zip(
-        paths, map_files(one, paths, repo), strict=True
-    ):
-        problems += found
-        also_followed.update(followed)  # a worker's cache is gone with it
-        if agent is not None:
+    def done(
+        results: list[tuple[Agent | None, list[InputProblem], frozenset[str], list[str]]],
+    ) -> AgentScan:
+        agents: dict[str, Agent] = {}
+        all_agents: list[Agent] = []
+        problems: list[InputProblem] = []
+        mentions: dict[str, frozenset[str]] = {}
+        followed = set(cache.by_path)  # and those of the includes a worker followed
+        for path, (agent, found, named, includes) in zip(paths, results, strict=True):
+            problems += found
+            followed.update(includes)
+            if agent is None:
+                continue
             if named:
                 mentions[agent.path] = named
             if contract_scope is None or path in contract_scope:
                 agents.setdefault(agent.name, agent)  # the contract rules see the first of a name
             all_agents.append(agent)
-    names = frozenset(
-        p.rsplit("/", 1)[-1][: -len(".md")]
-        for p in paths
-        if contract_scope is None or p in contract_scope
-    )
-    followed = frozenset(cache.by_path).union(also_followed)
-    return AgentScan(agents, tuple(all_agents), paths, names, followed, problems, mentions)
+        names = frozenset(
+            p.rsplit("/", 1)[-1][: -len(".md")]
+            for p in paths
+            if contract_scope is None or p in contract_scope
+        )
+        return AgentScan(
+            agents, tuple(all_agents), paths, names, frozenset(followed), problems, mentions
+        )
+
+    return FileScan(paths, one, done)
 
 
 class ConsumerScan(NamedTuple):
@@ -355,34 +392,35 @@ class SkillScan(NamedTuple):
 
 def _scan_skills(
     repo: Repo, settings: dict[str, Any], components: Components, core: str
-) -> SkillScan:
+) -> FileScan[SkillScan]:
     """SKILL.md files (the pack's `skills` globs and discovery's) and their host copies."""
     paths = sorted(
         set(repo.glob(settings_globs(settings, "skills", core))).union(components.skills)
     )
-    skills: dict[str, Skill] = {}
-    problems: list[InputProblem] = []
-    if paths:
-        from drift_check.parallel import map_files
-        from drift_check.scanners.skills import SkillFiles, is_template, scan_skill
+    from drift_check.scanners.skills import SkillFiles, is_template, scan_skill
 
-        others = SkillFiles(repo, paths)
+    others = SkillFiles(repo, paths)
 
-        def one(path: str) -> tuple[Skill | None, list[InputProblem]]:
-            found: list[InputProblem] = []
-            return scan_skill(path, repo, settings, found, others), found
+    def one(path: str) -> tuple[Skill | None, list[InputProblem]]:
+        found: list[InputProblem] = []
+        return scan_skill(path, repo, settings, found, others), found
 
-        for path, (skill, found) in zip(paths, map_files(one, paths, repo), strict=True):
+    def done(results: list[tuple[Skill | None, list[InputProblem]]]) -> SkillScan:
+        skills: dict[str, Skill] = {}
+        problems: list[InputProblem] = []
+        for path, (skill, found) in zip(paths, results, strict=True):
             problems += found
             if skill is not None and not is_template(skill):
                 skills[path] = skill
-    variants = _variants(repo, components, problems)
-    names = frozenset(s.name for s in skills.values()).union(
-        s.frontmatter["name"]
-        for s in skills.values()
-        if s.frontmatter and isinstance(s.frontmatter.get("name"), str)
-    )
-    return SkillScan(skills, paths, variants, names, problems)
+        variants = _variants(repo, components, problems)
+        names = frozenset(s.name for s in skills.values()).union(
+            s.frontmatter["name"]
+            for s in skills.values()
+            if s.frontmatter and isinstance(s.frontmatter.get("name"), str)
+        )
+        return SkillScan(skills, paths, variants, names, problems)
+
+    return FileScan(paths, one, done)
 
 
 def _scan_commands(
@@ -392,7 +430,7 @@ def _scan_commands(
     agent_paths: list[str],
     skill_paths: list[str],
     core: str,
-) -> tuple[dict[str, Command], list[InputProblem]]:
+) -> FileScan[tuple[dict[str, Command], list[InputProblem]]]:
     """Slash command files; a file already read as an agent or a skill is not a command."""
     found = set(repo.glob(settings_globs(settings, "commands", core))).union(components.commands)
     return _commands(repo, sorted(found), {*agent_paths, *skill_paths})
@@ -415,27 +453,16 @@ def _scan_link_targets(
     links += [link for s in skills.values() for link in s.links]
     links += [link for m in memory_files.values() for link in m.links]
     out = LinkTargets({}, {}, {})
-    targets = {
-        link.resolved: None
-        for link in links
-        if link.anchor and link.resolved and link.resolved.endswith(".md")
-    }
-    if not targets:
-        return out
-    from drift_check.parallel import map_files
-    from drift_check.scanners.links import heading_anchors
-
-    def one(target: str) -> tuple[MarkdownScan, Any] | None:
-        source = repo.read(target) if repo.exists(target) else None
-        if source is None:
-            return None
-        scanned = scan(source.text)
-        return scanned, heading_anchors(source, scanned)
-
-    for target, found in zip(targets, map_files(one, list(targets), repo), strict=True):
-        if found is not None:
-            out.scanned[target] = found[0]
-            out.anchors[target], out.fenced_headings[target] = found[1]
+    if links:
+        from drift_check.scanners.links import heading_anchors
+    for link in links:
+        target = link.resolved
+        if link.anchor and target and target.endswith(".md") and target not in out.anchors:
+            source = repo.read(target) if repo.exists(target) else None
+            if source is not None:
+                out.scanned[target] = scan(source.text)
+                found = heading_anchors(source, out.scanned[target])
+                out.anchors[target], out.fenced_headings[target] = found
     return out
 
 
@@ -618,25 +645,27 @@ def _unmatched(
 
 def _commands(
     repo: Repo, candidates: list[str], scanned: set[str]
-) -> tuple[dict[str, Command], list[InputProblem]]:
+) -> FileScan[tuple[dict[str, Command], list[InputProblem]]]:
     """Command files by path; a file already read as an agent or a skill is not a command."""
     paths = [p for p in candidates if p.endswith(".md") and p not in scanned]
-    problems: list[InputProblem] = []
-    if not paths:
-        return {}, problems
-    from drift_check.parallel import map_files
     from drift_check.scanners.commands import scan_command
 
     def one(path: str) -> tuple[Command | None, list[InputProblem]]:
         met: list[InputProblem] = []
         return scan_command(path, repo, met), met
 
-    commands: dict[str, Command] = {}
-    for command, met in map_files(one, paths, repo):
-        problems += met
-        if command is not None:
-            commands[command.path] = command
-    return commands, problems
+    def done(
+        results: list[tuple[Command | None, list[InputProblem]]],
+    ) -> tuple[dict[str, Command], list[InputProblem]]:
+        commands: dict[str, Command] = {}
+        problems: list[InputProblem] = []
+        for command, met in results:
+            problems += met
+            if command is not None:
+                commands[command.path] = command
+        return commands, problems
+
+    return FileScan(paths, one, done)
 
 
 def _memory_files(
