@@ -17,6 +17,7 @@ import copyreg
 import io
 import os
 import pickle
+import signal
 import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -62,7 +63,11 @@ def map_files(work: Callable[[T], R], items: Sequence[T], repo: Repo) -> list[R]
         return [work(item) for item in items]
     workers = [_start(work, items[k::parts], repo) for k in range(1, parts)]
     out: list[R | None] = [None] * len(items)
-    out[::parts] = [work(item) for item in items[::parts]]
+    try:
+        out[::parts] = [work(item) for item in items[::parts]]
+    except BaseException:
+        _abandon(workers)
+        raise
     for k, worker in enumerate(workers, 1):
         found = _finish(worker, repo)
         if found is None:  # no worker, or it failed: this process works the part itself
@@ -137,6 +142,20 @@ def _start(work: Callable[[T], R], chunk: Sequence[T], repo: Repo) -> tuple[int,
         status = 1
     finally:
         os._exit(status)
+
+
+def _abandon(workers: list[tuple[int, int] | None]) -> None:
+    """Stop workers whose results will not be read (this process failed meanwhile: a
+    worker left to write into a full pipe would wait for ever in `--watch`)."""
+    for worker in workers:
+        if worker is not None:
+            pid, read_end = worker
+            os.close(read_end)
+            try:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+            except OSError:
+                pass
 
 
 def _finish(worker: tuple[int, int] | None, repo: Repo) -> tuple[list[Any], Reads] | None:

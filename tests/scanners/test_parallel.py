@@ -167,3 +167,29 @@ def test_fixes_after_a_scan_by_workers_are_the_same(
     command = b'---\nallowed-tools: [Bash, Edit]\nargument-hint: "[n]"\n---\nDo 11.\n'
     assert written[Path("plugins/p/commands/c11.md")] == command  # fixed by what a worker read
     assert b"description: 'Use when 10: now'" in written[Path("plugins/p/skills/s10/SKILL.md")]
+
+
+def test_this_process_failing_stops_its_workers(
+    tmp_path: Path, two_jobs: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    parent = os.getpid()
+    started: list[int] = []
+
+    def one(item: int) -> bytes:
+        if os.getpid() == parent:
+            raise KeyError(item)
+        return b"x" * 1_000_000  # more than a pipe holds: the worker waits to write
+
+    real_start = parallel._start
+
+    def start(*args):  # type: ignore[no-untyped-def]
+        worker = real_start(*args)
+        started.append(worker[0])
+        return worker
+
+    monkeypatch.setattr(parallel, "_start", start)
+    with pytest.raises(KeyError):
+        parallel.map_files(one, [1, 2, 3, 4], Repo(str(tmp_path)))
+    assert len(started) == 1
+    with pytest.raises(ChildProcessError):  # reaped: no longer a child of this process
+        os.waitpid(started[0], os.WNOHANG)
