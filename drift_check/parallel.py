@@ -1,14 +1,15 @@
 """Every core for the per-file scans of a large tree.
 
-A scan of many files is cut into parts: a forked copy of this process scans each part but
-the first, which this process scans meanwhile, and sends back what it found and what it
-read (each file's digest, not its text, and the problems reading it met). The results come
-back in the order of the files, the repository learns what the workers read, and the facts
-are the ones a single process builds.
+The files of a scan are cut into small batches, and this process and forked copies of it
+take the next batch not taken yet until none is left, so that they finish about together
+whatever each batch costs. A worker then sends back what it found and what it read (each
+file's digest, not its text, and the problems reading it met). The results come back in
+the order of the files, the repository learns what the workers read, and the facts are
+the ones a single process builds.
 
 This process does all of it for a short list, where `os.fork` is missing (Windows) or unsafe
 (macOS), when the repository has texts standing in for files (`--fix` checking its edits),
-with `DRIFT_CHECK_JOBS=1`, and for any part whose worker fails.
+with `DRIFT_CHECK_JOBS=1`, and for any batch whose worker fails.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import os
 import pickle
 import signal
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from drift_check.facts import Source
@@ -54,29 +55,55 @@ def jobs() -> int:
 
 def map_files(work: Callable[[T], R], items: Sequence[T], repo: Repo) -> list[R]:
     """`[work(item) for item in items]`, with every core when there are at least
-    `LEAST_PER_PART` items for each: the items are dealt out in turn (neighbours are often
-    alike in cost, so each part gets its share of every kind), and each part but the first
-    is worked by a forked process. `work` reads files only through `repo` and returns
+    `LEAST_PER_PART` items for each. `work` reads files only through `repo` and returns
     values that pickle; what else it changes is lost in a worker."""
     parts = min(jobs(), len(items) // max(1, LEAST_PER_PART))
     if parts < 2 or repo.overlay or not hasattr(os, "fork"):
         return [work(item) for item in items]
-    workers = [_start(work, items[k::parts], repo) for k in range(1, parts)]
-    out: list[R | None] = [None] * len(items)
+    # batches small enough for the last ones to even out the parts, few enough for their
+    # numbers to fit in a pipe written before anybody reads it
+    size = max(1, min(BATCH, len(items) // (parts * 8)), -(-len(items) // MAX_BATCHES))
+    batches = [items[i : i + size] for i in range(0, len(items), size)]
     try:
-        out[::parts] = [work(item) for item in items[::parts]]
+        take, give = os.pipe()
+    except OSError:
+        return [work(item) for item in items]
+    try:
+        os.write(give, b"".join(b.to_bytes(2, "big") for b in range(len(batches))))
+    finally:
+        os.close(give)
+    workers: list[tuple[int, int] | None] = []
+    done: dict[int, list[R]] = {}
+    try:
+        workers = [_start(work, batches, take, repo) for _ in range(1, parts)]
+        for b in _claims(take):
+            done[b] = [work(item) for item in batches[b]]
     except BaseException:
         _abandon(workers)
         raise
-    for k, worker in enumerate(workers, 1):
+    finally:
+        os.close(take)
+    for worker in workers:
         found = _finish(worker, repo)
-        if found is None:  # no worker, or it failed: this process works the part itself
-            out[k::parts] = [work(item) for item in items[k::parts]]
-            continue
-        results, reads = found
-        repo.learn(reads)
-        out[k::parts] = results
-    return out  # type: ignore[return-value]
+        if found is not None:  # else this process works the batches the worker took
+            theirs, reads = found
+            done.update(theirs)
+            repo.learn(reads)
+    out: list[R] = []
+    for b, batch in enumerate(batches):
+        out += done[b] if b in done else [work(item) for item in batch]
+    return out
+
+
+BATCH = 16  # files a batch holds at most (fewer for a short list)
+MAX_BATCHES = 16384  # two bytes each: what a pipe holds before it is read
+
+
+def _claims(take: int) -> Iterator[int]:
+    """The numbers of the batches this process takes, one at a time, until none is left
+    (reading two bytes from a pipe is one atomic step: no batch is taken twice)."""
+    while token := os.read(take, 2):
+        yield int.from_bytes(token, "big")
 
 
 def _reduce_source(source: Source) -> tuple[Any, tuple[Any, ...]]:
@@ -112,33 +139,32 @@ class _Receiver(pickle.Unpickler):
         return super().find_class(module, name)
 
 
-def _start(work: Callable[[T], R], chunk: Sequence[T], repo: Repo) -> tuple[int, int] | None:
-    """Fork a worker for `chunk`: (its pid, the pipe's reading end), or None."""
+def _start(
+    work: Callable[[T], R], batches: list[Sequence[T]], take: int, repo: Repo
+) -> tuple[int, int] | None:
+    """Fork a worker that takes batches from `take`: (its pid, the memory file it writes
+    its results to once done), or None."""
     try:
-        read_end, write_end = os.pipe()
-    except OSError:
+        out = os.memfd_create("drift-check-worker", os.MFD_CLOEXEC)
+    except (AttributeError, OSError):
         return None
     try:
         pid = os.fork()
     except OSError:
-        os.close(read_end)
-        os.close(write_end)
+        os.close(out)
         return None
     if pid:
-        os.close(write_end)
-        return pid, read_end
+        return pid, out
     # the worker: never returns, never runs the parent's exit handlers or flushes its buffers
     status = 1
     try:
-        os.close(read_end)
         mark = repo.mark()
-        results = [work(item) for item in chunk]
-        data = _dumps((results, repo.reads_since(mark)))
-        view = memoryview(data)
+        done = {b: [work(item) for item in batches[b]] for b in _claims(take)}
+        view = memoryview(_dumps((done, repo.reads_since(mark))))
         while view:
-            view = view[os.write(write_end, view) :]
+            view = view[os.write(out, view) :]
         status = 0
-    except BaseException:  # the parent works the part again
+    except BaseException:  # the parent works the batches again
         status = 1
     finally:
         os._exit(status)
@@ -149,8 +175,8 @@ def _abandon(workers: list[tuple[int, int] | None]) -> None:
     worker left to write into a full pipe would wait for ever in `--watch`)."""
     for worker in workers:
         if worker is not None:
-            pid, read_end = worker
-            os.close(read_end)
+            pid, out = worker
+            os.close(out)
             try:
                 os.kill(pid, signal.SIGKILL)
                 os.waitpid(pid, 0)
@@ -158,26 +184,24 @@ def _abandon(workers: list[tuple[int, int] | None]) -> None:
                 pass
 
 
-def _finish(worker: tuple[int, int] | None, repo: Repo) -> tuple[list[Any], Reads] | None:
+def _finish(
+    worker: tuple[int, int] | None, repo: Repo
+) -> tuple[dict[int, list[Any]], Reads] | None:
     """What a worker sent, once it has exited cleanly; None if it did not."""
     if worker is None:
         return None
-    pid, read_end = worker
-    pieces = []
-    try:
-        while piece := os.read(read_end, 1 << 20):
-            pieces.append(piece)
-    except OSError:
-        pieces = []
-    finally:
-        os.close(read_end)
+    pid, out = worker
     try:
         _, status = os.waitpid(pid, 0)
+        if status != 0:
+            return None
+        size = os.lseek(out, 0, os.SEEK_END)
+        data = os.pread(out, size, 0)
     except OSError:
         return None
-    if status != 0 or not pieces:
-        return None
+    finally:
+        os.close(out)
     try:
-        return _Receiver(b"".join(pieces), repo).load()  # type: ignore[no-any-return]
-    except Exception:  # a worker cut short: the parent works it again
+        return _Receiver(data, repo).load()  # type: ignore[no-any-return]
+    except Exception:  # a worker cut short: the parent works its batches again
         return None

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -25,28 +26,37 @@ def two_jobs(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(parallel, "LEAST_PER_PART", 1)
 
 
-def _texts(repo: Repo, paths: list[str]) -> list[str | None]:
-    def one(path: str) -> str | None:
-        source = repo.read(path)
-        return None if source is None else source.text.upper()
+def _slowly(work, pause: float = 0.05):  # type: ignore[no-untyped-def]
+    """`work`, taking long enough for every process to take some of the items."""
 
-    return parallel.map_files(one, paths, repo)
+    def slow(item):  # type: ignore[no-untyped-def]
+        time.sleep(pause)
+        return work(item)
+
+    return slow
 
 
-def test_a_worker_reads_half_and_the_repository_learns_it(tmp_path: Path, two_jobs: None) -> None:
+def test_a_worker_reads_some_and_the_repository_learns_it(tmp_path: Path, two_jobs: None) -> None:
     write_tree(tmp_path, {f"f{i}.md": f"text {i}\n" for i in range(6)})
     (tmp_path / "bin.md").write_bytes(b"\0\1\2")
     paths = [*(f"f{i}.md" for i in range(6)), "bin.md"]
     repo = Repo(str(tmp_path))
     parent = os.getpid()
-    pids = parallel.map_files(lambda _: os.getpid(), paths, repo)
-    assert set(pids[::2]) == {parent} and parent not in pids[1::2]  # dealt out in turn
 
-    assert _texts(repo, paths) == [*(f"TEXT {i}\n" for i in range(6)), None]
+    def one(path: str) -> tuple[int, str | None]:
+        source = repo.read(path)
+        return os.getpid(), None if source is None else source.text.upper()
+
+    found = parallel.map_files(_slowly(one), paths, repo)
+    assert [text for _, text in found] == [*(f"TEXT {i}\n" for i in range(6)), None]
+    by = {path: pid for path, (pid, _) in zip(paths, found, strict=True)}
+    assert parent in by.values() and len(set(by.values())) == 2
     sources = repo.sources()
     assert sorted(sources) == [f"f{i}.md" for i in range(6)]
-    assert not sources["f5.md"].held  # read by the worker: read here again when asked
-    assert sources["f5.md"].text == "text 5\n" and sources["f4.md"].held
+    for path, source in sources.items():
+        # a worker's file is read here again when asked for its text
+        assert source.held == (by[path] == parent)
+        assert source.text == f"text {path[1]}\n"
     assert [(p.position.path, p.message) for p in repo.problems] == [
         ("bin.md", "file contains NUL bytes (binary?); skipped")
     ]
@@ -57,13 +67,15 @@ def test_a_file_both_read_keeps_one_source_and_one_problem(tmp_path: Path, two_j
     (tmp_path / "bad.md").write_bytes(b"\xff\n")
     repo = Repo(str(tmp_path))
 
-    def one(path: str) -> tuple[str, ...]:
-        return tuple(s.text for p in (path, "shared.md", "bad.md") if (s := repo.read(p)))
+    def one(path: str) -> tuple[int, tuple[str, ...]]:
+        texts = tuple(s.text for p in (path, "shared.md", "bad.md") if (s := repo.read(p)))
+        return os.getpid(), texts
 
-    assert parallel.map_files(one, ["a.md", "b"], repo) == [("a\n", "s\n"), ("s\n",)]
-    assert [p.position.path for p in repo.problems] == ["bad.md", "b"]
-    shared = repo.sources()["shared.md"]
-    assert shared.held and shared is repo.read("shared.md")
+    found = parallel.map_files(_slowly(one), ["a.md", "b"] * 4, repo)
+    assert [texts for _, texts in found] == [("a\n", "s\n"), ("s\n",)] * 4
+    assert len({pid for pid, _ in found}) == 2  # both read shared.md, bad.md and b
+    assert sorted(p.position.path for p in repo.problems) == ["b", "bad.md"]
+    assert repo.read("shared.md") is repo.sources()["shared.md"]
 
 
 def test_a_worker_that_fails_leaves_its_part_to_this_process(
@@ -88,7 +100,8 @@ def test_one_job_or_a_short_list_stays_in_this_process(
     monkeypatch.setenv(parallel.JOBS_VARIABLE, "2")
     items = list(range(parallel.LEAST_PER_PART * 2 - 1))
     assert set(parallel.map_files(lambda _: os.getpid(), items, repo)) == {os.getpid()}
-    assert len(set(parallel.map_files(lambda _: os.getpid(), [*items, 0], repo))) == 2
+    pids = parallel.map_files(_slowly(lambda _: os.getpid(), 0.005), [*items, 0], repo)
+    assert len(set(pids)) == 2
 
 
 def test_jobs_come_from_the_cores_or_the_variable(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -175,10 +188,11 @@ def test_this_process_failing_stops_its_workers(
     parent = os.getpid()
     started: list[int] = []
 
-    def one(item: int) -> bytes:
+    def one(item: int) -> int:
         if os.getpid() == parent:
             raise KeyError(item)
-        return b"x" * 1_000_000  # more than a pipe holds: the worker waits to write
+        time.sleep(0.2)  # this process takes a batch and fails meanwhile
+        return item
 
     real_start = parallel._start
 
