@@ -365,7 +365,7 @@ def _scan_consumers(
             registry, agents.agents.values(), agents.mentions, gate_tag, legacy_tags
         ),
     )
-    occurrences = _occurrences(registry, agents.all, consumers, quoted, settings)
+    occurrences = _occurrences(repo, registry, agents.all, consumers, quoted, settings)
     gates_by_path: dict[str, list[ReadGate]] = {}
     legacy_by_path: dict[str, list[ReadGate]] = {}
     for gate in gates:
@@ -499,6 +499,7 @@ def _scan_structured(
 
 
 def _occurrences(
+    repo: Repo,
     registry: Registry | None,
     agents: list[Agent],
     consumers: dict[str, Consumer],
@@ -511,7 +512,7 @@ def _occurrences(
     quotes = (q.text for q in quoted)
     shape = re.compile(settings["marker-shape"])
     texts = searched_texts(registry, agents, quotes, shape, settings["marker-max-length"])
-    return find_occurrences(consumers, texts)
+    return find_occurrences(consumers, texts, repo)
 
 
 class ByName(NamedTuple):

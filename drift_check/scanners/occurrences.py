@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from drift_check.facts import (
     Agent,
@@ -14,6 +15,9 @@ from drift_check.facts import (
     Position,
     Registry,
 )
+
+if TYPE_CHECKING:
+    from drift_check.scanners.files import Repo
 
 
 def searched_texts(
@@ -44,14 +48,17 @@ def _fold(text: str) -> bytes:
     return text.encode().lower()
 
 
-def find_occurrences(consumers: dict[str, Consumer], texts: list[str]) -> MarkerOccurrences:
+def find_occurrences(
+    consumers: dict[str, Consumer], texts: list[str], repo: Repo | None = None
+) -> MarkerOccurrences:
     """For each text, the consumers that contain it exactly, and those that contain it
     ignoring case, each with where it first occurs, sorted by path.
 
     One multi-pattern (Aho-Corasick) pass over the case-folded text of every consumer, so the
     cost grows with the text, not with texts times files; exact case is checked at each
     hit. The automaton runs over the folded UTF-8 bytes seen as Latin-1 text, one character
-    per byte, so hit offsets are byte offsets.
+    per byte, so hit offsets are byte offsets. With the `repo` the consumers were read from,
+    a large tree's consumers are searched on every core (`drift_check.parallel`).
     """
     exact: dict[str, list[Occurrence]] = {}
     folded: dict[str, list[Occurrence]] = {}
@@ -66,7 +73,9 @@ def find_occurrences(consumers: dict[str, Consumer], texts: list[str]) -> Marker
     for key, group in groups.items():
         automaton.add_word(key.decode("latin-1"), (len(key), group))
     automaton.make_automaton()
-    for path in sorted(consumers):
+
+    def one(path: str) -> tuple[list[tuple[str, Occurrence]], list[tuple[str, Occurrence]]]:
+        """The texts `path` contains exactly, and ignoring case."""
         consumer = consumers[path]
         # where each text is first found: a literal's position, or a byte offset in the file
         first_exact: dict[str, Position | int] = {}
@@ -99,12 +108,26 @@ def find_occurrences(consumers: dict[str, Consumer], texts: list[str]) -> Marker
         offsets.update(at for at, _ in first_folded.values() if isinstance(at, int))
         chars = _characters(non_ascii, offsets) if non_ascii else {at: at for at in offsets}
         placed = consumer.source.positions(chars.values()) if chars else {}
-        for text, at in first_exact.items():
-            pos = placed[chars[at]] if isinstance(at, int) else at
-            exact.setdefault(text, []).append(Occurrence(path, pos, text))
-        for text, (at, written) in first_folded.items():
-            pos = placed[chars[at]] if isinstance(at, int) else at
-            folded.setdefault(text, []).append(Occurrence(path, pos, written))
+        return [
+            (text, Occurrence(path, placed[chars[at]] if isinstance(at, int) else at, text))
+            for text, at in first_exact.items()
+        ], [
+            (text, Occurrence(path, placed[chars[at]] if isinstance(at, int) else at, written))
+            for text, (at, written) in first_folded.items()
+        ]
+
+    paths = sorted(consumers)
+    if repo is None:
+        found = [one(path) for path in paths]
+    else:
+        from drift_check.parallel import map_files
+
+        found = map_files(one, paths, repo)
+    for path_exact, path_folded in found:
+        for text, occurrence in path_exact:
+            exact.setdefault(text, []).append(occurrence)
+        for text, occurrence in path_folded:
+            folded.setdefault(text, []).append(occurrence)
     return MarkerOccurrences(
         {t: tuple(found) for t, found in exact.items()},
         {t: tuple(found) for t, found in folded.items()},

@@ -12,7 +12,7 @@ import pytest
 
 from drift_check import parallel
 from drift_check.scanners.files import Repo
-from tests.conftest import write_tree
+from tests.conftest import SHARED, write_tree
 
 pytestmark = pytest.mark.skipif(
     not hasattr(os, "fork") or sys.platform != "linux", reason="workers are forked on Linux"
@@ -207,3 +207,35 @@ def test_this_process_failing_stops_its_workers(
     assert len(started) == 1
     with pytest.raises(ChildProcessError):  # reaped: no longer a child of this process
         os.waitpid(started[0], os.WNOHANG)
+
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+@pytest.mark.parametrize(
+    "tree",
+    [
+        pytest.param(EXAMPLES, id="examples"),
+        pytest.param(
+            SHARED / "corpora" / "gsd-build-bdcaab2",
+            id="gsd-corpus",
+            marks=[
+                pytest.mark.slow,
+                pytest.mark.skipif(not (SHARED / "corpora").is_dir(), reason="no ../shared"),
+            ],
+        ),
+    ],
+)
+def test_contracts_found_by_workers_are_the_same(
+    tree: Path, cli, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    """A registry's markers searched for in consumers split between processes (and the
+    agents, skills and commands read by them) give the report one process gives."""
+    monkeypatch.chdir(tree)
+    monkeypatch.setenv(parallel.JOBS_VARIABLE, "1")
+    alone = cli(".", "--format", "json")
+    monkeypatch.setenv(parallel.JOBS_VARIABLE, "2")
+    monkeypatch.setattr(parallel, "LEAST_PER_PART", 1)
+    forked = cli(".", "--format", "json")
+    assert {f["code"] for f in alone.json()["findings"]} & {"DC301", "DC302", "DC303"}
+    assert (forked.code, forked.out, forked.err) == (alone.code, alone.out, alone.err)
