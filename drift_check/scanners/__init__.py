@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from drift_check.config import Config
@@ -17,6 +17,7 @@ from drift_check.facts import (
     Facts,
     FencedHeading,
     InputProblem,
+    Link,
     MarkerOccurrences,
     MemoryFile,
     NameReference,
@@ -122,7 +123,7 @@ def build_facts(config: Config, discovered: Discovered | None = None) -> Facts:
     problems += found
     memory_files, found = _memory_files(repo, components.memory_files)
     problems += found
-    targets = _scan_link_targets(repo, agents, skills.skills, memory_files)
+    targets = _scan_link_targets(repo, agents, skills, memory_files)
     checked = {*skills.skills, *memory_files, *(a.path for a in agents.all), *agents.followed}
     problems = _unclosed_fences(repo, problems, checked, targets.scanned)
     reference_reads = _reference_reads(
@@ -388,6 +389,8 @@ class SkillScan(NamedTuple):
     variants: tuple[SkillVariant, ...]
     names: frozenset[str]  # folder names and frontmatter names
     problems: list[InputProblem]
+    # the Markdown files the skills' links point into with an anchor, scanned beside them
+    targets: dict[str, LinkTarget | None]
 
 
 def _scan_skills(
@@ -401,15 +404,28 @@ def _scan_skills(
 
     others = SkillFiles(repo, paths)
 
-    def one(path: str) -> tuple[Skill | None, list[InputProblem]]:
-        found: list[InputProblem] = []
-        return scan_skill(path, repo, settings, found, others), found
+    scanned: set[str] = set()  # the link targets this process has scanned
 
-    def done(results: list[tuple[Skill | None, list[InputProblem]]]) -> SkillScan:
+    def one(path: str) -> tuple[Skill | None, list[InputProblem], dict[str, LinkTarget | None]]:
+        found: list[InputProblem] = []
+        skill = scan_skill(path, repo, settings, found, others)
+        if skill is None or is_template(skill):
+            return skill, found, {}
+        # a large tree's link targets are scanned in the worker that read the link
+        targets = {t: _link_target(repo, t) for t in _anchored(skill.links) if t not in scanned}
+        scanned.update(targets)
+        return skill, found, targets
+
+    def done(
+        results: list[tuple[Skill | None, list[InputProblem], dict[str, LinkTarget | None]]],
+    ) -> SkillScan:
         skills: dict[str, Skill] = {}
         problems: list[InputProblem] = []
-        for path, (skill, found) in zip(paths, results, strict=True):
+        targets: dict[str, LinkTarget | None] = {}
+        for path, (skill, found, scanned_here) in zip(paths, results, strict=True):
             problems += found
+            for target, scanned_target in scanned_here.items():
+                targets.setdefault(target, scanned_target)
             if skill is not None and not is_template(skill):
                 skills[path] = skill
         variants = _variants(repo, components, problems)
@@ -418,7 +434,7 @@ def _scan_skills(
             for s in skills.values()
             if s.frontmatter and isinstance(s.frontmatter.get("name"), str)
         )
-        return SkillScan(skills, paths, variants, names, problems)
+        return SkillScan(skills, paths, variants, names, problems, targets)
 
     return FileScan(paths, one, done)
 
@@ -442,27 +458,55 @@ class LinkTargets(NamedTuple):
     scanned: dict[str, MarkdownScan]  # the targets' scans, for the fence check too
 
 
+class LinkTarget(NamedTuple):
+    """A Markdown file a link points into with an anchor, scanned."""
+
+    scanned: MarkdownScan
+    anchors: frozenset[str]
+    fenced_headings: dict[str, FencedHeading]
+
+
+def _anchored(links: Iterable[Link]) -> Iterator[str]:
+    """The Markdown files `links` point into with an anchor."""
+    for link in links:
+        target = link.resolved
+        if link.anchor and target and target.endswith(".md"):
+            yield target
+
+
+def _link_target(repo: Repo, path: str) -> LinkTarget | None:
+    source = repo.read(path) if repo.exists(path) else None
+    if source is None:
+        return None
+    from drift_check.scanners.links import heading_anchors
+
+    scanned = scan(source.text)
+    return LinkTarget(scanned, *heading_anchors(source, scanned))
+
+
 def _scan_link_targets(
     repo: Repo,
     agents: AgentScan,
-    skills: dict[str, Skill],
+    skills: SkillScan,
     memory_files: dict[str, MemoryFile],
 ) -> LinkTargets:
-    """The headings of the Markdown files that links with an anchor point into."""
+    """The headings of the Markdown files that links with an anchor point into (those of
+    the skills' links were scanned with the skills)."""
     links = [link for a in agents.agents.values() for link in a.links]
-    links += [link for s in skills.values() for link in s.links]
+    links += [link for s in skills.skills.values() for link in s.links]
     links += [link for m in memory_files.values() for link in m.links]
     out = LinkTargets({}, {}, {})
-    if links:
-        from drift_check.scanners.links import heading_anchors
-    for link in links:
-        target = link.resolved
-        if link.anchor and target and target.endswith(".md") and target not in out.anchors:
-            source = repo.read(target) if repo.exists(target) else None
-            if source is not None:
-                out.scanned[target] = scan(source.text)
-                found = heading_anchors(source, out.scanned[target])
-                out.anchors[target], out.fenced_headings[target] = found
+    for target in _anchored(links):
+        if target not in out.anchors:
+            found = (
+                skills.targets.get(target)
+                if target in skills.targets
+                else _link_target(repo, target)
+            )
+            if found is not None:
+                out.scanned[target] = found.scanned
+                out.anchors[target] = found.anchors
+                out.fenced_headings[target] = found.fenced_headings
     return out
 
 

@@ -134,6 +134,7 @@ def _tree(tmp_path: Path) -> Path:
         files[f"plugins/p/skills/s{i}/SKILL.md"] = (
             f"---\nname: s{i}\ndescription: Use when {i}: now\n---\n# Use\n\n"
             f"Run `scripts/run{i}.sh` and read reference.md.\n"
+            f"Then [the steps](../s3/reference.md#{'ref' if i % 3 else 'gone'}).\n"
         )
         files[f"plugins/p/commands/c{i}.md"] = (
             f"---\nallowed-tools: [Bash, MultiEdit]\nargument-hint: [n]\n---\nDo {i}.\n"
