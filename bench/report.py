@@ -408,7 +408,8 @@ def render_skills(
         " of the two tools' times in the same round. agnix runs its own rules (Agent Skills,"
         " Claude Code, hooks, plugins, MCP, memory files) and reads about the same files:"
         " every Markdown file of a skills tree (`agnix -v` says how many it checked); it"
-        " uses every core, drift-check one.",
+        " uses every core, and so does drift-check (its agents, skills and commands are read"
+        " by forked workers on a large tree; `DRIFT_CHECK_JOBS=1` for one process).",
         f"- Generated skills trees: `bench/synth.py` `generate_skills`, seed {seed}: N skills"
         " (a SKILL.md of about 60 lines, 50 of them numbered steps that mention reference.md,"
         " and a reference.md with headings), 100 agents injecting 8 skills each, and a"
