@@ -317,32 +317,9 @@ def find_mentions(
         at = line_start(text, license_line)
         line = text[at : text.find("\n", at) % (len(text) + 1)]
         out.extend(_license_mentions(source, line, license_line))
-    # Only lines holding `a/b` or `a.b` can name a path: a search for the separator (fast)
-    # finds the next such line.
-    number, done = 1, 0
-    words = _NotBundled(text)
-    # (path, bare, here) -> the later positions of a text mention, when folding
     seen: dict[tuple[str, bool, bool], list[tuple[int, int]]] | None = {} if fold else None
-    fenced = bool(markdown.fences)
     placed = len(out)  # the mentions found above, each line's after them in its order
-    candidate = _SEPARATOR.search(text, line_start(text, body))
-    while candidate is not None:
-        at = candidate.start()
-        before = text[at - 1 : at]
-        if not (before.isalnum() or before in ("_", "-")) or not before:
-            candidate = _SEPARATOR.search(text, at + 1)
-            continue
-        start = text.rfind("\n", 0, at) + 1
-        end = text.find("\n", at)
-        end = len(text) if end < 0 else end
-        number += text.count("\n", done, start)
-        done = start
-        if not (fenced and markdown.in_fence(number)):
-            # no path of the line starts before the blank in front of this separator
-            first = text.rfind(" ", start, at) + 1 or start
-            line = text[start:end]
-            out.extend(_line_mentions(source, line, number, words, first - start, seen))
-        candidate = _SEPARATOR.search(text, end)
+    out += _text_mentions(source, markdown, line_start(text, body), seen)
     if placed:
         out.sort(key=lambda mention: (mention.position.line, mention.position.column))
     if seen and any(seen.values()):
@@ -394,6 +371,139 @@ def _body_start(text: str) -> int:
         return 1
     end = text.find("\n---", 3)
     return 1 if end < 0 else text.count("\n", 0, end) + 3
+
+
+# Each character of a text as a byte of its class: `w` a name character (`[\w-]` in ASCII, and
+# `?`, which stands for any character beyond ASCII), `.` a separator (`.`, `/`), a blank any
+# other. Every separator with a name character on each side is a `w.w` of the classes: found
+# by a plain search (a few of them have not, beyond ASCII).
+_CLASSES = bytes(
+    ord("w") if chr(c).isalnum() or chr(c) in "_-?" else ord(".") if chr(c) in "./" else 32
+    for c in range(256)
+)
+
+
+def _text_mentions(
+    source: Source,
+    markdown: MarkdownScan,
+    start: int,
+    seen: dict[tuple[str, bool, bool], list[tuple[int, int]]] | None,
+) -> list[Mention]:
+    """The mentions in the lines from offset `start` (a line start) on, outside fences. A line
+    of plain prose (no code span, link, quotation, `Example:` label or word saying a file is
+    not bundled) names the paths `_PROSE_PATH` finds in it that are shaped like a file of the
+    bundle, found here from its separators; `_line_mentions` reads any other line."""
+    text = source.text
+    encoded = text.encode("ascii", "replace")
+    classes = encoded.translate(_CLASSES)
+    # A text naming paths on more lines than a search of one line for the words saying a file
+    # is not bundled costs (about 14,000 instructions) is searched whole for their parts
+    # (about 80 a character), and for the lines holding what `_marked` looks for.
+    many = classes.count(b"w.w") * 170 > len(text)
+    words = _NotBundled(text, many)
+    marked = _marked_lines(encoded, start, text.isascii()) if many else None
+    fenced = bool(markdown.fences)
+    out: list[Mention] = []
+    number, done = 1, 0  # `done`, a line start, is on 1-based line `number`
+    line = end = -1  # the start and end of the line of the last separator
+    plain = False  # that line is read here
+    checked = False  # that line's words saying a file is not bundled were looked for
+    resume = start  # where the next path of the line can start
+    at = classes.find(b"w.w", start) + 1  # a separator, or 0
+    while at:
+        if at > end:  # a new line
+            line = text.rfind("\n", 0, at) + 1
+            number += text.count("\n", done, line)
+            done = line
+            end = text.find("\n", at) % (len(text) + 1)
+            plain = not (fenced and markdown.in_fence(number))
+            if plain and (_marked(text[line:end]) if marked is None else line in marked):
+                out += _marked_mentions(source, line, number, words, seen)
+                plain = False
+            checked = False
+            resume = line
+        if not plain:
+            at = classes.find(b"w.w", end) + 1
+            continue
+        # no path starts before the blank in front of its first separator
+        m = _PROSE_PATH.search(text, max(resume, text.rfind(" ", line, at) + 1), end)
+        if m is None:
+            at = classes.find(b"w.w", end) + 1
+            continue
+        resume = m.end()
+        at = classes.find(b"w.w", resume - 1) + 1
+        path = m.group()
+        if not _shaped(path, False):
+            continue
+        if not checked:
+            checked = True
+            if words.find(text[line:end]):
+                out += _marked_mentions(source, line, number, words, seen)
+                plain = False
+                continue
+        path = path.rstrip("/")
+        bare = "/" not in path
+        here = False
+        if bare:  # "in this folder": only `h` and `H` match the pattern's `h` (case folded)
+            after = text[resume : min(resume + 40, end)]
+            here = ("h" in after or "H" in after) and _is_here(after)
+        column = m.start() - line + 1
+        if seen is not None:
+            repeats = seen.get((path, bare, here))
+            if repeats is not None:
+                repeats.append((number, column))
+                continue
+            seen[path, bare, here] = []
+        out.append(Mention(path, "text", Position(source.path, number, column), bare, here))
+    return out
+
+
+def _marked_lines(encoded: bytes, start: int, ascii: bool) -> set[int]:
+    """The starts of the lines from offset `start` on that `_marked` would take (`encoded`: the
+    text, each character one byte, `?` beyond ASCII; with one, the lines holding a `?`)."""
+    found = set()
+    for mark in (b"`", b"[", b'"', b"xample", b"XAMPLE") + (() if ascii else (b"?",)):
+        at = encoded.find(mark, start)
+        while at >= 0:
+            found.add(encoded.rfind(b"\n", 0, at) + 1)
+            after = encoded.find(b"\n", at)
+            at = encoded.find(mark, after) if after >= 0 else -1
+    return found
+
+
+def _marked(line: str) -> bool:
+    """Whether `line` holds what `_line_mentions` reads beyond prose paths: a code span, a
+    link, a quotation or an `Example:` label."""
+    return (
+        "`" in line
+        or "[" in line
+        or '"' in line
+        or "\u201c" in line
+        or "xample" in line
+        or "XAMPLE" in line
+    )
+
+
+def _marked_mentions(
+    source: Source,
+    start: int,
+    number: int,
+    words: _NotBundled,
+    seen: dict[tuple[str, bool, bool], list[tuple[int, int]]] | None,
+) -> list[Mention]:
+    """`_line_mentions` of the line at offset `start` (1-based `number`), when it holds a
+    separator with a name character before it and one after (`a/b`, `a.b`)."""
+    text = source.text
+    end = text.find("\n", start) % (len(text) + 1)
+    m = _SEPARATOR.search(text, start, end)
+    while m is not None:
+        at = m.start()
+        if at > start and (text[at - 1].isalnum() or text[at - 1] in "_-"):
+            # no path of the line starts before the blank in front of this separator
+            first = text.rfind(" ", start, at) + 1 or start
+            return _line_mentions(source, text[start:end], number, words, first - start, seen)
+        m = _SEPARATOR.search(text, at + 1, end)
+    return []
 
 
 def _line_mentions(
@@ -483,9 +593,10 @@ class _NotBundled:
 
     _WHOLE_AFTER = 8  # lines asked about before the whole text is searched
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, many: bool = False) -> None:
+        """`many`: the text will be asked about many lines, and searched whole at the first."""
         self.text = text
-        self.asked = 0
+        self.asked = self._WHOLE_AFTER - 1 if many else 0
         self.parts: tuple[str, ...] = _NOT_BUNDLED_PARTS
 
     def find(self, line: str) -> list[tuple[int, int]]:

@@ -530,3 +530,82 @@ def test_here_needs_an_h(after: str) -> None:
 
     after = after[:40]
     assert (_here().match(after) is not None) <= ("h" in after or "H" in after)
+
+
+# --- bundled-file mentions: plain prose lines read in the scan loop, the rest by line -----
+
+
+def reference_mentions(source: Source, in_skill: bool, fold: bool) -> list:
+    """`find_mentions` reading every line that holds a separator with `_line_mentions`."""
+    from drift_check.scanners import links
+    from drift_check.scanners.frontmatter import line_start
+    from drift_check.scanners.markdown import scan
+
+    text = source.text
+    markdown = scan(text, 0)
+    out = [m for m in links.find_mentions(source, in_skill, fold=False) if m.kind != "text"]
+    number, done = 1, 0
+    words = links._NotBundled(text)
+    seen: dict | None = {} if fold else None
+    placed = len(out)
+    candidate = links._SEPARATOR.search(text, line_start(text, links._body_start(text)))
+    while candidate is not None:
+        at = candidate.start()
+        before = text[at - 1 : at]
+        if not (before.isalnum() or before in ("_", "-")) or not before:
+            candidate = links._SEPARATOR.search(text, at + 1)
+            continue
+        start = text.rfind("\n", 0, at) + 1
+        end = text.find("\n", at)
+        end = len(text) if end < 0 else end
+        number += text.count("\n", done, start)
+        done = start
+        if not markdown.in_fence(number):
+            first = text.rfind(" ", start, at) + 1 or start
+            line = text[start:end]
+            out.extend(links._line_mentions(source, line, number, words, first - start, seen))
+        candidate = links._SEPARATOR.search(text, end)
+    if placed:
+        out.sort(key=lambda mention: (mention.position.line, mention.position.column))
+    if seen and any(seen.values()):
+        for i, m in enumerate(out):
+            repeats = seen[m.path, m.bare, m.here] if m.kind == "text" else None
+            if repeats:
+                out[i] = m._replace(repeats=tuple(repeats))
+    return out
+
+
+LINE_PIECES = st.sampled_from(
+    [
+        *("reference.md", "docs/a.md", "scripts/x.py", "a.b", "x/", "é/ü.md", "v1.2", "1.", "."),
+        *(" ", "  ", "\t", "(see ", ")", ". ", ", ", "-", "_", "/", "e.g.", "github.com/a/b"),
+        *("`", "`c.md`", "``d/e.md``", "[", "]", "[f](g.md)", "[h]: i.md", "](", '"', "\u201c"),
+        *("\u201d", "'", "Example: ", "- **Examples**: ", "EXAMPLE:", "eXample", "xample"),
+        *("Create ", "writes ", "your ", "will be", "would live", "the project's", "mkdir "),
+        *("recreate ", "\u0130nitialize ", "m\u212adir ", "\u017fave ", "\u0131", "in this folder"),
+        *(" IN THIS SKILL", "h", "H", "${CLAUDE_SKILL_DIR}/k.sh", "$CLAUDE_PLUGIN_ROOT/l.md"),
+        *("XXX.md", "a.local.md", "../up.md", "./here.md", "~/home.md", "\u00e9", "\u03a3"),
+        *("`scripts/run`", "`a&/&b`", "@a.b", "x@y.z", "`x.md y`", "?", "\u2014", "`\u2014/?`"),
+    ]
+)
+LINE = st.lists(LINE_PIECES, max_size=10).map("".join)
+BLOCK = st.one_of(
+    LINE,
+    LINE.map(lambda line: f"```\n{line}\n```"),
+    LINE.map(lambda line: f"~~~md\n{line}"),  # never closed
+    LINE.map(lambda line: f"---\nname: x\n---\n{line}"),
+)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(BLOCK, max_size=8).map("\n".join), st.booleans(), st.booleans())
+@example("see reference.md\n`reference.md`, reference.md\nreference.md in this folder", True, True)
+@example("---\na: b.md\n---\nx.md\n```\ny.md\n```\nCreate z.md here, w.md", True, True)
+@example('"a/b.md" \u201cc/d.md\u201d e.g. f.md\nExample: g.md, h.md\n[i](j.md) k.md', False, True)
+@example("\u0130 a.md\nm\u212adir b/c.md\nd.md", True, False)
+@example("\u017fave reference.md\n\u0131 a.md", True, True)  # long s: "save" to the pattern
+def test_mentions_agree_with_reading_each_line(text: str, in_skill: bool, fold: bool) -> None:
+    from drift_check.scanners.links import find_mentions
+
+    source = Source("s/SKILL.md", text)
+    assert find_mentions(source, in_skill, fold=fold) == reference_mentions(source, in_skill, fold)
