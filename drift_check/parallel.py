@@ -107,14 +107,15 @@ def _claims(take: int) -> Iterator[int]:
 
 
 def _reduce_source(source: Source) -> tuple[Any, tuple[Any, ...]]:
-    """A source as a worker sends it: its path, style and digest; the text only of one that
-    cannot read it again (made from a text)."""
+    """A source as a worker sends it: its path, style and digest, and its text while the
+    worker holds it (sent, it costs less than reading the file again)."""
     if source.rereadable:
-        return _source, (source.path, source.newline, source.bom, source.digest)
+        text = source.text if source.held else None
+        return _source, (source.path, source.newline, source.bom, source.digest, text)
     return Source, (source.path, source.text, source.newline, source.bom, source.digest)
 
 
-def _source(path: str, newline: str, bom: bool, digest: int) -> Source:
+def _source(path: str, newline: str, bom: bool, digest: int, text: str | None) -> Source:
     raise AssertionError("sources are made by `_Receiver`, for its repository")
 
 

@@ -477,14 +477,20 @@ class Repo:
         self.problems.extend(p for p in reads.problems if p.position.path not in known)
         self.naming_tool.update(reads.naming_tool)
 
-    def received(self, path: str, newline: str, bom: bool, digest: int) -> Source:
+    def received(
+        self, path: str, newline: str, bom: bool, digest: int, text: str | None = None
+    ) -> Source:
         """A source another process read: this process's own if it read the file too, else
-        one that reads the text when asked for it (checked against the digest)."""
+        one holding the `text` sent, or reading it again when asked (checked against the
+        digest)."""
         source = self._sources.get(path)
         if source is not None and source.digest == digest:
             return source
-        source = Source(path, "", newline, bom, digest, self.texts)
-        source.release()
+        source = Source(path, text or "", newline, bom, digest, self.texts)
+        if text is None:
+            source.release()
+        else:
+            self.texts.hold(source, text)
         return source
 
     def _inside(self, real: str) -> bool:

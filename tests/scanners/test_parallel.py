@@ -36,11 +36,16 @@ def _slowly(work, pause: float = 0.05):  # type: ignore[no-untyped-def]
     return slow
 
 
-def test_a_worker_reads_some_and_the_repository_learns_it(tmp_path: Path, two_jobs: None) -> None:
+@pytest.mark.parametrize("budget", [None, 1])
+def test_a_worker_reads_some_and_the_repository_learns_it(
+    tmp_path: Path, two_jobs: None, budget: int | None
+) -> None:
+    """A worker sends the texts it holds; one it let go (a text budget of one character
+    keeps the last) is read here again when asked for, checked against its digest."""
     write_tree(tmp_path, {f"f{i}.md": f"text {i}\n" for i in range(6)})
     (tmp_path / "bin.md").write_bytes(b"\0\1\2")
     paths = [*(f"f{i}.md" for i in range(6)), "bin.md"]
-    repo = Repo(str(tmp_path))
+    repo = Repo(str(tmp_path), budget=budget)
     parent = os.getpid()
 
     def one(path: str) -> tuple[int, str | None]:
@@ -53,10 +58,12 @@ def test_a_worker_reads_some_and_the_repository_learns_it(tmp_path: Path, two_jo
     assert parent in by.values() and len(set(by.values())) == 2
     sources = repo.sources()
     assert sorted(sources) == [f"f{i}.md" for i in range(6)]
-    for path, source in sources.items():
-        # a worker's file is read here again when asked for its text
-        assert source.held == (by[path] == parent)
-        assert source.text == f"text {path[1]}\n"
+    theirs = [source for path, source in sources.items() if by[path] != parent]
+    if budget is None:
+        assert all(source.held for source in theirs)
+    else:
+        assert not all(source.held for source in theirs)
+    assert all(source.text == f"text {path[1]}\n" for path, source in sources.items())
     assert [(p.position.path, p.message) for p in repo.problems] == [
         ("bin.md", "file contains NUL bytes (binary?); skipped")
     ]
