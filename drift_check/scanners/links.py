@@ -437,7 +437,8 @@ def _text_mentions(
             continue
         if not checked:
             checked = True
-            if words.find(text[line:end]):
+            # (with `many`, a line beyond ASCII is marked: none folds to a part)
+            if (words.parts or not many) and words.find(text[line:end]):
                 out += _marked_mentions(source, line, number, words, seen)
                 plain = False
                 continue
@@ -594,19 +595,24 @@ class _NotBundled:
     _WHOLE_AFTER = 8  # lines asked about before the whole text is searched
 
     def __init__(self, text: str, many: bool = False) -> None:
-        """`many`: the text will be asked about many lines, and searched whole at the first."""
+        """`many`: the text will be asked about many lines, and is searched whole now."""
         self.text = text
-        self.asked = self._WHOLE_AFTER - 1 if many else 0
+        self.asked = self._WHOLE_AFTER if many else 0
         self.parts: tuple[str, ...] = _NOT_BUNDLED_PARTS
+        if many:
+            self._narrow()
+
+    def _narrow(self) -> None:
+        # a part a line's lowercase holds is in the text's (parts hold no newline)
+        whole = self.text.lower()
+        self.parts = tuple(part for part in _NOT_BUNDLED_PARTS if part in whole)
 
     def find(self, line: str) -> list[tuple[int, int]]:
         if not line.isascii() and any(ch in line for ch in _FOLDS_TO_ASCII):
             return [(m.start(), m.end()) for m in _not_bundled(True).finditer(line)]
         self.asked += 1
         if self.asked == self._WHOLE_AFTER:
-            # a part a line's lowercase holds is in the text's (parts hold no newline)
-            whole = self.text.lower()
-            self.parts = tuple(part for part in _NOT_BUNDLED_PARTS if part in whole)
+            self._narrow()
         if not self.parts:
             return []
         lower = line.lower()  # as long as `line`: only U+0130, a folding one, grows
