@@ -4,6 +4,7 @@ process gives, and the repository knows what they read."""
 from __future__ import annotations
 
 import os
+import pickle
 import sys
 import time
 from pathlib import Path
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from drift_check import parallel
+from drift_check.facts import Position
 from drift_check.scanners.files import Repo
 from tests.conftest import SHARED, write_tree
 
@@ -247,3 +249,14 @@ def test_contracts_found_by_workers_are_the_same(
     forked = cli(".", "--format", "json")
     assert {f["code"] for f in alone.json()["findings"]} & {"DC301", "DC302", "DC303"}
     assert (forked.code, forked.out, forked.err) == (alone.code, alone.out, alone.err)
+
+
+def test_results_naming_anything_but_records_are_refused(tmp_path: Path) -> None:
+    """The loader of a worker's results makes the package's records and dates only."""
+    repo = Repo(str(tmp_path))
+    position = Position("a.md", 1, 2)
+    data = parallel._dumps(([position], None))
+    assert parallel._Receiver(data, repo).load() == ([position], None)
+    for hostile in (os.system, print, parallel.map_files):
+        with pytest.raises(pickle.UnpicklingError):
+            parallel._Receiver(pickle.dumps(hostile), repo).load()
