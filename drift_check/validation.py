@@ -18,6 +18,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from drift_check import quick
 from drift_check.facts import (
     MISSING,
     BlockValue,
@@ -64,6 +65,8 @@ class Contracts:
         self._root: Any = None  # jsonschema's, built on first use
         self._validators: dict[str, Any] = {}
         self._errors: dict[tuple[str, str, str], list[Any]] = {}  # by schema and instance
+        self._quick: dict[str, Any] = {}  # jsonschema-rs's validator of each schema, or None
+        self._portable: dict[str, quick.Portable] = {}
         self._lookups: dict[tuple[str, tuple[str, ...]], Lookup] = {}
         self._roots: dict[str, Levels] = {}  # each schema's top level, expanded
         self._blocks: dict[tuple[str, Position], list[Violation]] = {}
@@ -225,7 +228,6 @@ class Contracts:
         (`JOB_NAME:` for `job_name`)."""
         if value.kind == "placeholder":
             return []  # any value: every error would sit at the placeholder, which excuses it
-        validator = self.validator(path, pointer)
         menus = _menus(value)
         runs = max((len(m.value) for m in menus.values()), default=1)
         common: dict[tuple[Any, ...], _Pending] | None = None
@@ -237,6 +239,8 @@ class Contracts:
             errors = self._errors_of(path, pointer, instance)
             if errors is _REFUSED:
                 return []
+            # built by jsonschema's run that found the errors (none: jsonschema-rs's yes)
+            validator = self.validator(path, pointer) if errors else None
             for error in errors:
                 if _excused(error, nodes, validator):
                     continue
@@ -260,6 +264,8 @@ class Contracts:
     def _errors_of(self, path: str, pointer: str, instance: Any) -> list[Any]:
         """jsonschema's errors for an instance (`_REFUSED`: the schema cannot be applied)."""
         # a template written twice (a skill and its orchestrator's prompt) is one instance
+        if not pointer and quick.valid(self._quick_validator(path), instance):
+            return []  # jsonschema would find nothing either
         key = (path, pointer, json.dumps(instance))
         errors = self._errors.get(key)
         if errors is None:
@@ -274,6 +280,22 @@ class Contracts:
                 errors = _REFUSED
             self._errors[key] = errors
         return errors
+
+    def _quick_validator(self, path: str) -> Any:
+        """jsonschema-rs's validator of the schema at `path`, compiled once (None: none)."""
+        found = self._quick.get(path, _REFUSED)
+        if found is _REFUSED:
+            found = self._quick[path] = quick.compiled(self.plain[path], self.portable(path))
+        return found
+
+    def portable(self, path: str) -> quick.Portable:
+        """`quick.portable_schema` of the schema at `path`, worked out once."""
+        found = self._portable.get(path)
+        if found is None:
+            found = self._portable[path] = quick.portable_schema(
+                self.plain[path], self.schemas[path].source.text
+            )
+        return found
 
     def example_fails(self, path: str, example: SchemaExample) -> bool:
         """Whether a schema's own example (or `default`) breaks the subschema it sits in:
@@ -755,6 +777,7 @@ def meta_problems(facts: Facts, path: str) -> list[tuple[str, str]]:
 
     checker = contracts(facts)
     document = checker.plain[path]
+    schema = checker.schemas[path]
     out: list[tuple[str, str]] = []
     if isinstance(document, (dict, bool)):
         cls = validators.validator_for(document) if isinstance(document, dict) else None
@@ -762,7 +785,13 @@ def meta_problems(facts: Facts, path: str) -> list[tuple[str, str]]:
         meta = checker.meta
         dialect = cls.META_SCHEMA.get("$schema", cls.__name__)
         seen: set[str] = set()
-        for at, error in meta.problems(cls, document):
+        # jsonschema-rs's yes: jsonschema's check would find nothing either
+        problems = (
+            []
+            if quick.meta_valid(cls, document, checker.portable(path))
+            else meta.problems(cls, document)
+        )
+        for at, error in problems:
             best = exceptions.best_match([error])
             where = (*at, *best.absolute_path)
             pointer = "".join(f"/{escape_pointer(str(p))}" for p in where)
@@ -778,7 +807,6 @@ def meta_problems(facts: Facts, path: str) -> list[tuple[str, str]]:
             )
     else:
         out.append(("", "schema is not a JSON object (nor `true`/`false`); fix the schema"))
-    schema = checker.schemas[path]
     for pointer, ref in _local_refs(schema):
         fragment = ref[1:]
         if fragment.startswith("/") and plain_at(schema.plain, fragment) is MISSING:

@@ -1,0 +1,180 @@
+"""jsonschema-rs's yes (drift_check/quick.py) is taken only where jsonschema says yes too:
+on the places where the two engines are known to part, on generated schemas and instances,
+and against the meta-schemas; and the structured rules find the same with and without
+jsonschema-rs."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from drift_check import quick
+from tests.conftest import FIXTURES, load_yaml, tree_files, write_tree
+from tests.rules.test_metaschema import BASE, BREAKS, DIALECTS, PLACES, _corpus_schemas, _put, full
+
+needs_rust = pytest.mark.skipif(quick.rust() is None, reason="jsonschema-rs is not installed")
+
+
+def _python_errors(schema: Any, instance: Any) -> list[Any]:
+    cls = jsonschema.validators.validator_for(schema)
+    return list(cls(schema).iter_errors(instance))
+
+
+def _trusted(schema: Any, instance: Any) -> bool:
+    return quick.valid(quick.compiled(schema), instance)
+
+
+# jsonschema finds an error where jsonschema-rs, asked plainly, would say yes or cannot say
+PARTING = [
+    ({"multipleOf": 0.1}, 0.3),  # floats divided: 2.9999999999999996
+    ({"pattern": "^\\s*$"}, "\ufeff"),  # a space to ECMA's `\s`, not to Python's
+    ({"pattern": "^\\S+$"}, "a\x1cb"),  # a space to Python's `\s`, not to ECMA's
+    ({"maximum": 5}, math.inf),
+    ({"maximum": 2**64}, 2**64 + 1),  # past what a double holds
+]
+
+
+@needs_rust
+@pytest.mark.parametrize(("schema", "instance"), PARTING, ids=repr)
+def test_where_the_engines_part_the_yes_is_not_taken(schema: Any, instance: Any) -> None:
+    assert _python_errors(schema, instance)
+    assert not _trusted(schema, instance)
+
+
+@needs_rust
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"$ref": "other.schema.json"},  # another file: jsonschema's registry has it
+        {"$schema": "http://json-schema.org/draft-03/schema#", "type": "string"},
+        {"pattern": "\\p{L}"},  # not Python's: jsonschema refuses the schema
+        {"pattern": "[[:alpha:]]"},  # a nested set to Python's warning
+        {"multipleOf": 0.5},
+    ],
+    ids=repr,
+)
+def test_schemas_the_engines_may_read_apart_are_not_compiled(schema: Any) -> None:
+    assert quick.compiled(schema) is None
+
+
+@needs_rust
+def test_a_plain_yes_is_taken() -> None:
+    schema = {
+        "type": "object",
+        "required": ["status"],
+        "properties": {"status": {"enum": ["ok"]}, "version": {"pattern": "^\\d+\\.\\d+$"}},
+        "additionalProperties": False,
+    }
+    assert _trusted(schema, {"status": "ok", "version": "1.0"})
+    assert not _trusted(schema, {"status": "failed"})
+    placeholder = "\x00drift-check: any value\x00"  # validation.py's sentinel
+    assert _trusted({"type": "string", "pattern": "^[^/]"}, placeholder)
+
+
+_texts = st.sampled_from(["ok", "", "a b", "1.0", "x\n", "\ufeff", "\u0663", "é", "A_1", "\x00"])
+_numbers = st.sampled_from([0, 1, -1, 1.0, 0.3, 2.5, 2**53 + 1, math.inf, 10**20])
+_leaf = st.none() | st.booleans() | _numbers | _texts
+_instances = st.recursive(
+    _leaf,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_texts, inner, max_size=3),
+    max_leaves=8,
+)
+_keywords: Any = st.deferred(
+    lambda: st.fixed_dictionaries(
+        {},
+        optional={
+            "type": st.sampled_from(["string", "integer", "number", "object", "array", "null"]),
+            "pattern": st.sampled_from(["^\\s*$", "^\\S+$", "^\\w+$", "^\\d", "a$", "^.$", "é"]),
+            "enum": st.lists(_leaf, min_size=1, max_size=3),
+            "const": _leaf,
+            "minLength": st.integers(0, 3),
+            "maxLength": st.integers(0, 3),
+            "minimum": _numbers.filter(lambda n: n != math.inf),
+            "maximum": _numbers.filter(lambda n: n != math.inf),
+            "multipleOf": st.sampled_from([1, 2, 0.1, 0.5]),
+            "required": st.lists(_texts, max_size=2, unique=True),
+            "properties": st.dictionaries(_texts, _keywords, max_size=2),
+            "patternProperties": st.dictionaries(
+                st.sampled_from(["^a", "\\s", "^\\w+$"]), _keywords, max_size=1
+            ),
+            "additionalProperties": st.booleans(),
+            "items": _keywords,
+            "uniqueItems": st.booleans(),
+            "anyOf": st.lists(_keywords, min_size=1, max_size=2),
+            "not": _keywords,
+            "if": _keywords,
+            "then": _keywords,
+        },
+    ),
+)
+
+
+@needs_rust
+@pytest.mark.slow  # a property run: hundreds of generated cases
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(schema=_keywords, instance=_instances)
+def test_a_yes_on_generated_cases_is_jsonschemas(schema: Any, instance: Any) -> None:
+    if _trusted(schema, instance):
+        TAKEN.append(schema)
+        assert _python_errors(schema, instance) == []
+
+
+TAKEN: list[Any] = []
+
+
+@needs_rust
+@pytest.mark.slow
+def test_the_generated_cases_took_yeses() -> None:
+    test_a_yes_on_generated_cases_is_jsonschemas()
+    assert len(TAKEN) > 50  # the property above is not vacuous
+
+
+def _meta_cases() -> list[tuple[Any, Any]]:
+    cases = [(cls, BASE) for cls in DIALECTS]
+    for cls in DIALECTS:
+        for place in PLACES:
+            cases.extend((cls, _put(BASE, place, key, value)) for key, value in BREAKS)
+    for path in _corpus_schemas():
+        schema = json.loads(path.read_text(encoding="utf-8"))
+        cases.append((jsonschema.validators.validator_for(schema), schema))
+    return cases
+
+
+@needs_rust
+def test_a_meta_schema_yes_is_jsonschemas() -> None:
+    taken = 0
+    for cls, schema in _meta_cases():
+        if quick.meta_valid(cls, schema):
+            taken += 1
+            assert full(cls, schema) == [], (cls.__name__, schema)
+    assert taken >= len(DIALECTS)  # the valid base at least
+    assert not quick.meta_valid(jsonschema.Draft202012Validator, {"pattern": "(unclosed"})
+
+
+def _structured_cases() -> list[Any]:
+    out = []
+    for path in sorted((FIXTURES / "rules").glob("DC92*.yaml")):
+        data = load_yaml(path)
+        out.extend(
+            pytest.param(case, id=f"{data['rule']}: {case['name']}") for case in data["cases"]
+        )
+    return out
+
+
+@pytest.mark.parametrize("case", _structured_cases())
+def test_the_findings_are_the_same_without_jsonschema_rs(
+    case: dict[str, Any], tmp_path: Path, cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_tree(tmp_path, tree_files(case.get("base"), case.get("files")))
+    with_rust = cli(str(tmp_path), "--format", "json", "-q")
+    monkeypatch.setattr(quick, "_module", None)  # as when it cannot be imported
+    without = cli(str(tmp_path), "--format", "json", "-q")
+    assert without.code == with_rust.code
+    assert without.json()["findings"] == with_rust.json()["findings"]
