@@ -74,13 +74,15 @@ def compiled(document: Any, portable: Portable | None = None) -> Quick | None:
 
 def valid(quick: Quick | None, instance: Any) -> bool:
     """Whether jsonschema-rs says yes to an instance it can be trusted with (False: ask
-    jsonschema)."""
-    if quick is None or not _portable_instance(instance, quick.patterns):
+    jsonschema). Whether it can be is looked at only after a yes."""
+    if quick is None:
         return False
     try:
-        return bool(quick.validator.is_valid(instance))
+        if not quick.validator.is_valid(instance):
+            return False
     except Exception:
         return False
+    return _portable_instance(instance, quick.patterns)
 
 
 def meta_valid(cls: Any, document: Any, portable: Portable | None = None) -> bool:
@@ -209,13 +211,12 @@ def _portable_instance(instance: Any, texts: bool) -> bool:
         node = todo.pop()
         kind = type(node)
         if kind is str:
-            if texts and not _text_agrees(node):
+            if texts and not (node.isascii() and (node.isprintable() or _printable(node))):
                 return False
         elif kind is dict:
-            for key, value in node.items():
-                if type(key) is not str or (texts and not _text_agrees(key)):
-                    return False
-                todo.append(value)
+            if texts and not all(type(k) is str and _printable(k) for k in node):
+                return False
+            todo.extend(node.values())
         elif kind is list:
             todo.extend(node)
         elif kind is int:
@@ -229,5 +230,5 @@ def _portable_instance(instance: Any, texts: bool) -> bool:
     return True
 
 
-def _text_agrees(text: str) -> bool:
-    return text.isascii() and (text.isprintable() or _PRINTABLE.fullmatch(text) is not None)
+def _printable(text: str) -> bool:
+    return _PRINTABLE.fullmatch(text) is not None

@@ -38,6 +38,7 @@ PARTING = [
     ({"pattern": "^\\S+$"}, "a\x1cb"),  # a space to Python's `\s`, not to ECMA's
     ({"maximum": 5}, math.inf),
     ({"maximum": 2**64}, 2**64 + 1),  # past what a double holds
+    ({"maximum": 2**53}, 2**53 + 1),
 ]
 
 
@@ -46,6 +47,15 @@ PARTING = [
 def test_where_the_engines_part_the_yes_is_not_taken(schema: Any, instance: Any) -> None:
     assert _python_errors(schema, instance)
     assert not _trusted(schema, instance)
+
+
+def test_what_an_instance_may_hold() -> None:
+    assert quick._portable_instance({'a"b': ['c\\d"\x00', 1, 0.5, None, True]}, True)
+    assert not quick._portable_instance(["a\n"], True)
+    assert not quick._portable_instance({"é": 1}, True)
+    assert quick._portable_instance(["é", 2**40, 0.5], False)
+    assert not quick._portable_instance([2**53], False)
+    assert not quick._portable_instance([math.nan], False)
 
 
 @needs_rust
