@@ -68,10 +68,9 @@ def map_files(work: Callable[[T], R], items: Sequence[T], repo: Repo) -> list[R]
         take, give = os.pipe()
     except OSError:
         return [work(item) for item in items]
-    try:
-        os.write(give, b"".join(b.to_bytes(2, "big") for b in range(len(batches))))
-    finally:
-        os.close(give)
+    if not _hand_out(give, len(batches)):
+        os.close(take)
+        return [work(item) for item in items]
     workers: list[tuple[int, int] | None] = []
     done: dict[int, list[R]] = {}
     try:
@@ -97,6 +96,20 @@ def map_files(work: Callable[[T], R], items: Sequence[T], repo: Repo) -> list[R]
 
 BATCH = 16  # files a batch holds at most (fewer for a short list)
 MAX_BATCHES = 16384  # two bytes each: what a pipe holds before it is read
+
+
+def _hand_out(give: int, count: int) -> bool:
+    """Write the numbers of `count` batches into a pipe nobody reads yet, and close it;
+    False if the pipe holds fewer (a user over the kernel's pipe quota gets a pipe of one
+    page: the write must not wait for a reader that will never come)."""
+    tokens = b"".join(b.to_bytes(2, "big") for b in range(count))
+    try:
+        os.set_blocking(give, False)
+        return os.write(give, tokens) == len(tokens)
+    except OSError:
+        return False
+    finally:
+        os.close(give)
 
 
 def _claims(take: int) -> Iterator[int]:

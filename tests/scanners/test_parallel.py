@@ -260,3 +260,22 @@ def test_results_naming_anything_but_records_are_refused(tmp_path: Path) -> None
     for hostile in (os.system, print, parallel.map_files):
         with pytest.raises(pickle.UnpicklingError):
             parallel._Receiver(pickle.dumps(hostile), repo).load()
+
+
+def test_batch_numbers_that_do_not_fit_the_pipe_leave_the_work_here(tmp_path: Path) -> None:
+    """A pipe of one page (a user over the kernel's pipe quota) takes 2,048 numbers: more
+    would wait for ever for a reader, so this process works alone."""
+    import fcntl
+
+    take, give = os.pipe()
+    fcntl.fcntl(give, fcntl.F_SETPIPE_SZ, 4096)
+    try:
+        assert not parallel._hand_out(give, 4000)
+    finally:
+        os.close(take)
+    take, give = os.pipe()
+    try:
+        assert parallel._hand_out(give, 3)
+        assert os.read(take, 100) == b"\0\0\0\1\0\2"
+    finally:
+        os.close(take)
