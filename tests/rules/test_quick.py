@@ -128,7 +128,7 @@ _keywords: Any = st.deferred(
 
 @needs_rust
 @pytest.mark.slow  # a property run: hundreds of generated cases
-@settings(max_examples=400, deadline=None, derandomize=True)
+@settings(max_examples=200, deadline=None, derandomize=True)
 @given(schema=_keywords, instance=_instances)
 def test_a_yes_on_generated_cases_is_jsonschemas(schema: Any, instance: Any) -> None:
     if _trusted(schema, instance):
@@ -142,7 +142,8 @@ TAKEN: list[Any] = []
 @needs_rust
 @pytest.mark.slow
 def test_the_generated_cases_took_yeses() -> None:
-    test_a_yes_on_generated_cases_is_jsonschemas()
+    if not TAKEN:  # run alone: the property's own run (just above, in a whole run) is not
+        test_a_yes_on_generated_cases_is_jsonschemas()
     assert len(TAKEN) > 50  # the property above is not vacuous
 
 
