@@ -320,6 +320,16 @@ def find_mentions(
     seen: dict[tuple[str, bool, bool], list[tuple[int, int]]] | None = {} if fold else None
     placed = len(out)  # the mentions found above, each line's after them in its order
     out += _text_mentions(source, markdown, line_start(text, body), seen)
+    return placed_in_order(out, bool(placed), seen)
+
+
+def placed_in_order(
+    out: list[Mention],
+    placed: bool,
+    seen: dict[tuple[str, bool, bool], list[tuple[int, int]]] | None,
+) -> list[Mention]:
+    """The mentions of a text by position (when some were `placed` before its lines'),
+    each first text mention given the repeats `seen` holds for it."""
     if placed:
         out.sort(key=lambda mention: (mention.position.line, mention.position.column))
     if seen and any(seen.values()):

@@ -565,14 +565,7 @@ def reference_mentions(source: Source, in_skill: bool, fold: bool) -> list:
             line = text[start:end]
             out.extend(links._line_mentions(source, line, number, words, first - start, seen))
         candidate = links._SEPARATOR.search(text, end)
-    if placed:
-        out.sort(key=lambda mention: (mention.position.line, mention.position.column))
-    if seen and any(seen.values()):
-        for i, m in enumerate(out):
-            repeats = seen[m.path, m.bare, m.here] if m.kind == "text" else None
-            if repeats:
-                out[i] = m._replace(repeats=tuple(repeats))
-    return out
+    return links.placed_in_order(out, bool(placed), seen)
 
 
 LINE_PIECES = st.sampled_from(
