@@ -113,7 +113,8 @@ def scan_manifests(repo: Repo, problems: list[InputProblem], skip: Iterable[str]
     is otherwise left out."""
     reader = _Reader(repo, problems)
     skip = tuple(skip)
-    files = [f for f in repo.files() if not (skip and matches(f, skip))]
+    # every manifest is a JSON file: the tree's others need no look
+    files = [f for f in repo.files() if f.endswith(".json") and not (skip and matches(f, skip))]
     plugins: dict[str, Plugin] = {}
     hooks: list[HookConfig] = []
     for path in files:

@@ -3,6 +3,7 @@ process gives, and the repository knows what they read."""
 
 from __future__ import annotations
 
+import io
 import os
 import pickle
 import sys
@@ -251,12 +252,32 @@ def test_contracts_found_by_workers_are_the_same(
     assert (forked.code, forked.out, forked.err) == (alone.code, alone.out, alone.err)
 
 
+def test_a_worker_that_fails_after_sending_some_batches_leaves_them_all_here(
+    tmp_path: Path, two_jobs: None
+) -> None:
+    """A worker writes each batch's results as it goes: one that dies later has all of its
+    batches worked again here, the ones it sent too."""
+    parent = os.getpid()
+    calls = [0]
+
+    def one(item: int) -> tuple[int, int]:
+        if os.getpid() != parent:
+            calls[0] += 1
+            if calls[0] > 2:  # batches of one item: two sent, then the failure
+                raise RuntimeError("a worker's failure")
+        return item, os.getpid()
+
+    found = parallel.map_files(_slowly(one, 0.01), list(range(40)), Repo(str(tmp_path)))
+    assert found == [(item, parent) for item in range(40)]
+
+
 def test_results_naming_anything_but_records_are_refused(tmp_path: Path) -> None:
     """The loader of a worker's results makes the package's records and dates only."""
     repo = Repo(str(tmp_path))
     position = Position("a.md", 1, 2)
-    data = parallel._dumps(([position], None))
-    assert parallel._Receiver(data, repo).load() == ([position], None)
+    out = io.BytesIO()
+    parallel._pickler(out).dump(([position], None))
+    assert parallel._Receiver(out.getvalue(), repo).load() == ([position], None)
     for hostile in (os.system, print, parallel.map_files):
         with pytest.raises(pickle.UnpicklingError):
             parallel._Receiver(pickle.dumps(hostile), repo).load()
