@@ -129,15 +129,26 @@ def _reduce_source(source: Source) -> tuple[Any, tuple[Any, ...]]:
     return Source, (source.path, source.text, source.newline, source.bom, source.digest)
 
 
+def _reduce_source_without_text(source: Source) -> tuple[Any, tuple[Any, ...]]:
+    """A source as a worker sends it when the tree is too large to hold every text: without
+    its text, which this process reads again if it needs it."""
+    if source.rereadable:
+        return _source, (source.path, source.newline, source.bom, source.digest, None)
+    return _reduce_source(source)
+
+
 def _source(path: str, newline: str, bom: bool, digest: int, text: str | None) -> Source:
     raise AssertionError("sources are made by `_Receiver`, for its repository")
 
 
-def _pickler(stream: IO[bytes]) -> pickle.Pickler:
+def _pickler(stream: IO[bytes], texts: bool = True) -> pickle.Pickler:
     """A pickler whose values, dumped one after another into `stream`, share one memo: an
-    object sent again (a source two batches read) is a reference to its first copy."""
+    object sent again (a source two batches read) is a reference to its first copy. With
+    `texts`, a source the worker holds is sent with its text (each batch's sources are
+    held when it is sent: a large tree's would all be sent, and stay in memory here)."""
     pickler = pickle.Pickler(stream, pickle.HIGHEST_PROTOCOL)
-    pickler.dispatch_table = {**copyreg.dispatch_table, Source: _reduce_source}
+    reduce = _reduce_source if texts else _reduce_source_without_text
+    pickler.dispatch_table = {**copyreg.dispatch_table, Source: reduce}
     return pickler
 
 
@@ -184,7 +195,7 @@ def _start(
     try:
         mark = repo.mark()
         with open(out, "wb", closefd=False) as stream:
-            pickler = _pickler(stream)
+            pickler = _pickler(stream, texts=repo.texts.hold_all)
             for b in _claims(take):
                 pickler.dump((b, [work(item) for item in batches[b]]))
             pickler.dump((None, repo.reads_since(mark)))
