@@ -319,7 +319,7 @@ def find_mentions(
         out.extend(_license_mentions(source, line, license_line))
     seen: dict[tuple[str, bool, bool], list[tuple[int, int]]] | None = {} if fold else None
     placed = len(out)  # the mentions found above, each line's after them in its order
-    out += _text_mentions(source, markdown, line_start(text, body), seen)
+    out += _text_mentions(source, markdown, body, seen)
     return placed_in_order(out, bool(placed), seen)
 
 
@@ -396,14 +396,15 @@ _CLASSES = bytes(
 def _text_mentions(
     source: Source,
     markdown: MarkdownScan,
-    start: int,
+    first: int,
     seen: dict[tuple[str, bool, bool], list[tuple[int, int]]] | None,
 ) -> list[Mention]:
-    """The mentions in the lines from offset `start` (a line start) on, outside fences. A line
-    of plain prose (no code span, link, quotation, `Example:` label or word saying a file is
+    """The mentions in the lines from 1-based line `first` on, outside fences. A line of
+    plain prose (no code span, link, quotation, `Example:` label or word saying a file is
     not bundled) names the paths `_PROSE_PATH` finds in it that are shaped like a file of the
     bundle, found here from its separators; `_line_mentions` reads any other line."""
     text = source.text
+    start = line_start(text, first)
     encoded = text.encode("ascii", "replace")
     classes = encoded.translate(_CLASSES)
     # A text naming paths on more lines than a search of one line for the words saying a file
@@ -414,59 +415,73 @@ def _text_mentions(
     marked = _marked_lines(encoded, start, text.isascii()) if many else None
     fenced = bool(markdown.fences)
     out: list[Mention] = []
-    number, done = 1, 0  # `done`, a line start, is on 1-based line `number`
-    line = end = -1  # the start and end of the line of the last separator
+    # the line of the last separator: its start and end, 1-based number (at first the end of
+    # the line before offset `start`, no line of the text when that is the first)
+    line, end, number = -1, start - 1, first - 1
     plain = False  # that line is read here
     checked = False  # that line's words saying a file is not bundled were looked for
-    resume = start  # where the next path of the line can start
     at = classes.find(b"w.w", start) + 1  # a separator, or 0
     while at:
-        if at > end:  # a new line
-            line = text.rfind("\n", 0, at) + 1
-            number += text.count("\n", done, line)
-            done = line
-            end = text.find("\n", at) % (len(text) + 1)
+        if at > end:  # a new line, most often the next one
+            line, number = end + 1, number + 1
+            end = text.find("\n", line) % (len(text) + 1)
+            if at > end:
+                number += text.count("\n", end, at)
+                line = text.rfind("\n", 0, at) + 1
+                end = text.find("\n", at) % (len(text) + 1)
             plain = not (fenced and markdown.in_fence(number))
             if plain and (_marked(text[line:end]) if marked is None else line in marked):
                 out += _marked_mentions(source, line, number, words, seen)
                 plain = False
             checked = False
-            resume = line
         if not plain:
             at = classes.find(b"w.w", end) + 1
             continue
-        # no path starts before the blank in front of its first separator
-        m = _PROSE_PATH.search(text, max(resume, text.rfind(" ", line, at) + 1), end)
-        if m is None:
-            at = classes.find(b"w.w", end) + 1
-            continue
-        resume = m.end()
-        at = classes.find(b"w.w", resume - 1) + 1
-        path = m.group()
-        if not _shaped(path, False):
-            continue
-        if not checked:
-            checked = True
-            # (with `many`, a line beyond ASCII is marked: none folds to a part)
-            if (words.parts or not many) and words.find(text[line:end]):
-                out += _marked_mentions(source, line, number, words, seen)
-                plain = False
-                continue
-        path = path.rstrip("/")
-        bare = "/" not in path
-        here = False
-        if bare:  # "in this folder": only `h` and `H` match the pattern's `h` (case folded)
-            after = text[resume : min(resume + 40, end)]
-            here = ("h" in after or "H" in after) and _is_here(after)
-        column = m.start() - line + 1
-        if seen is not None:
-            repeats = seen.get((path, bare, here))
-            if repeats is not None:
-                repeats.append((number, column))
-                continue
-            seen[path, bare, here] = []
-        out.append(Mention(path, "text", Position(source.path, number, column), bare, here))
+        # The run of name characters and separators around this one holds its paths (none
+        # spans a blank) and ends the paths it holds (none ends before one of its characters).
+        run = classes.rfind(b" ", 0, at) + 1
+        run_end = classes.find(b" ", at) % (len(text) + 1)
+        at = classes.find(b"w.w", run_end) + 1
+        # offsets in the run's text are one past the text's: it starts with the character before
+        for offset, path, bare, after in _run_paths(
+            text[run - 1 : run_end] if run else "\n" + text[:run_end]
+        ):
+            if not checked:
+                checked = True
+                # (with `many`, a line beyond ASCII is marked: none folds to a part)
+                if (words.parts or not many) and words.find(text[line:end]):
+                    out += _marked_mentions(source, line, number, words, seen)
+                    plain = False
+                    break
+            here = False
+            if bare:  # "in this folder": only `h` and `H` match the pattern's `h` (case folded)
+                follows = text[run + after - 1 : min(run + after + 39, end)]
+                here = ("h" in follows or "H" in follows) and _is_here(follows)
+            column = run + offset - line
+            if seen is not None:
+                repeats = seen.get((path, bare, here))
+                if repeats is not None:
+                    repeats.append((number, column))
+                    continue
+                seen[path, bare, here] = []
+            out.append(Mention(path, "text", Position(source.path, number, column), bare, here))
     return out
+
+
+@lru_cache(maxsize=4096)
+def _run_paths(run: str) -> tuple[tuple[int, str, bool, int], ...]:
+    """The prose paths shaped like a file of the bundle in a run of name characters and
+    separators (after `run[0]`, the character before the run: a newline at the start of a
+    text), each with its offset in `run`, its text without a final `/`, whether it is a bare
+    name, and the offset in `run` where its match ends. A tree names the same few files on
+    many lines: remembered."""
+    out = []
+    for m in _PROSE_PATH.finditer(run, 1):
+        path = m.group()
+        if _path_shaped(path, False):
+            path = path.rstrip("/")
+            out.append((m.start(), path, "/" not in path, m.end()))
+    return tuple(out)
 
 
 def _marked_lines(encoded: bytes, start: int, ascii: bool) -> set[int]:

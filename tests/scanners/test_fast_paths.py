@@ -579,6 +579,8 @@ LINE_PIECES = st.sampled_from(
         *(" IN THIS SKILL", "h", "H", "${CLAUDE_SKILL_DIR}/k.sh", "$CLAUDE_PLUGIN_ROOT/l.md"),
         *("XXX.md", "a.local.md", "../up.md", "./here.md", "~/home.md", "\u00e9", "\u03a3"),
         *("`scripts/run`", "`a&/&b`", "@a.b", "x@y.z", "`x.md y`", "?", "\u2014", "`\u2014/?`"),
+        # what a run of name characters and separators starts after, and holds, beyond a path
+        *(":", "%", "+", "\\", "$", "a.b..c.d", "x\u2014y.md", "?z.md", "a.b/", "docs//e.md"),
     ]
 )
 LINE = st.lists(LINE_PIECES, max_size=10).map("".join)
