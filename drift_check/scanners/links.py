@@ -415,20 +415,18 @@ def _text_mentions(
     marked = _marked_lines(encoded, start, text.isascii()) if many else None
     fenced = bool(markdown.fences)
     out: list[Mention] = []
-    # the line of the last separator: its start and end, 1-based number (at first the end of
-    # the line before offset `start`, no line of the text when that is the first)
+    # the line of the last separator: its start, its end (its newline's offset), its 1-based
+    # number; at first the line before offset `start` (before the text: a newline at -1)
     line, end, number = -1, start - 1, first - 1
     plain = False  # that line is read here
     checked = False  # that line's words saying a file is not bundled were looked for
     at = classes.find(b"w.w", start) + 1  # a separator, or 0
     while at:
-        if at > end:  # a new line, most often the next one
-            line, number = end + 1, number + 1
-            end = text.find("\n", line) % (len(text) + 1)
-            if at > end:
-                number += text.count("\n", end, at)
-                line = text.rfind("\n", 0, at) + 1
-                end = text.find("\n", at) % (len(text) + 1)
+        if at > end:  # a new line: past the last one's newline and any after it
+            newlines = 1 + text.count("\n", end + 1, at)
+            number += newlines
+            line = end + 1 if newlines == 1 else text.rfind("\n", 0, at) + 1
+            end = text.find("\n", at) % (len(text) + 1)
             plain = not (fenced and markdown.in_fence(number))
             if plain and (_marked(text[line:end]) if marked is None else line in marked):
                 out += _marked_mentions(source, line, number, words, seen)
