@@ -414,6 +414,7 @@ def _text_mentions(
     words = _NotBundled(text, many)
     marked = _marked_lines(encoded, start, text.isascii()) if many else None
     fenced = bool(markdown.fences)
+    size = len(text) + 1  # a search that fails (-1) ends there modulo this: at the text's end
     out: list[Mention] = []
     # the line of the last separator: its start, its end (its newline's offset), its 1-based
     # number; at first the line before offset `start` (before the text: a newline at -1)
@@ -426,7 +427,7 @@ def _text_mentions(
             newlines = 1 + text.count("\n", end + 1, at)
             number += newlines
             line = end + 1 if newlines == 1 else text.rfind("\n", 0, at) + 1
-            end = text.find("\n", at) % (len(text) + 1)
+            end = text.find("\n", at) % size
             plain = not (fenced and markdown.in_fence(number))
             if plain and (_marked(text[line:end]) if marked is None else line in marked):
                 out += _marked_mentions(source, line, number, words, seen)
@@ -438,7 +439,7 @@ def _text_mentions(
         # The run of name characters and separators around this one holds its paths (none
         # spans a blank) and ends the paths it holds (none ends before one of its characters).
         run = classes.rfind(b" ", 0, at) + 1
-        run_end = classes.find(b" ", at) % (len(text) + 1)
+        run_end = classes.find(b" ", at) % size
         at = classes.find(b"w.w", run_end) + 1
         # offsets in the run's text are one past the text's: it starts with the character before
         for offset, path, bare, after in _run_paths(
@@ -453,7 +454,8 @@ def _text_mentions(
                     break
             here = False
             if bare:  # "in this folder": only `h` and `H` match the pattern's `h` (case folded)
-                follows = text[run + after - 1 : min(run + after + 39, end)]
+                after += run - 1  # in the text
+                follows = text[after : after + 40 if after + 40 < end else end]
                 here = ("h" in follows or "H" in follows) and _is_here(follows)
             column = run + offset - line
             if seen is not None:
