@@ -40,8 +40,9 @@ from drift_check.scanners.patterns import lazy
 def _candidates(max_level: int) -> re.Pattern[str]:
     # max_level 0: fences only (a heading never opens or closes one)
     hashes = "#{1,%d}" % max_level if max_level else "(?!)"  # noqa: UP031 (braces need escaping)
-    # the look-ahead turns away lines that start with a letter before the slower part
-    first = r"\n(?=[ \t>*+\d#`~-])" if max_level else r"\n(?=[ \t>*+\d`~-])"
+    # The look-ahead turns away, before the slower part, a line whose first character after
+    # the characters container markers and blanks are made of is not a run's first.
+    first = r"\n(?=[ \t>*+\d.)-]*+[#`~])" if max_level else r"\n(?=[ \t>*+\d.)-]*+[`~])"
     return re.compile(
         first + r"((?>(?:[ \t]{0,3}(?:[-*+]|\d{1,9}[.)])[ \t]+|[ \t]{0,3}>[ \t]?)*))([ \t]*+)"
         r"(`{3,}|~{3,}|" + hashes + r"(?=[ \t\n]|\Z))([^\n]*)"
