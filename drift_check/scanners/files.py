@@ -204,14 +204,40 @@ def matches(path: str, globs: Iterable[str]) -> bool:
 
 
 @lru_cache(maxsize=64)
-def _patterns(globs: tuple[str, ...]) -> tuple[re.Pattern[str] | _WildcardMatcher, ...]:
+def _patterns(
+    globs: tuple[str, ...],
+) -> tuple[re.Pattern[str] | _WildcardMatcher | _InFolders, ...]:
     """The globs' matchers, the regular expressions joined into one: a path is matched
     against all of them in one call (discovery matches every file of the tree)."""
     regexes = [r for r in map(_glob_regex, globs) if r is not None]
     if len(regexes) < 2:
         return tuple(glob_pattern(g) for g in globs)
     others = tuple(glob_pattern(g) for g in globs if _glob_regex(g) is None)
-    return (re.compile("|".join(f"(?:{r})" for r in regexes)), *others)
+    joined = re.compile("|".join(f"(?:{r})" for r in regexes))
+    folders = [g[3:-3] for g in globs if _FOLDER_GLOB.fullmatch(g)]
+    if not others and len(folders) == len(globs):
+        return (_InFolders(folders, joined),)
+    return (joined, *others)
+
+
+# `**/NAME/**`: anything in a folder called NAME, at any depth (the test-fixture folders)
+_FOLDER_GLOB = re.compile(r"\*\*/[^*?/]+/\*\*")
+
+
+class _InFolders:
+    """The matcher of globs that are all `**/NAME/**`: a path with no `/NAME/` in it (most)
+    is no match, found by a substring test; any other is matched by their joined pattern."""
+
+    def __init__(self, names: list[str], joined: re.Pattern[str]) -> None:
+        self.needles = tuple(f"/{name}/" for name in names)
+        self.joined = joined
+
+    def match(self, path: str) -> re.Match[str] | None:
+        inside = "/" + path
+        for needle in self.needles:
+            if needle in inside:
+                return self.joined.match(path)
+        return None
 
 
 # Characters of text held at once while the scan works: each text is let go when the texts
@@ -379,23 +405,23 @@ class Repo:
         if self.gitignore:
             ignores = self._gitignore(entries, reldir, ignores)
         for entry in entries:
-            rel = f"{reldir}{entry.name}"
+            rel = reldir + entry.name
             try:
                 if ignores and ignored(ignores, rel, entry.is_dir()):
                     continue
-                if entry.is_symlink():
+                # a regular file or folder first: the directory entry says so, and most are
+                if entry.is_file(follow_symlinks=False):
+                    found.append(rel)
+                elif entry.is_dir(follow_symlinks=False):
+                    if entry.name not in SKIPPED_DIRS:
+                        self._walk(entry.path, rel + "/", found, ignores)
+                elif entry.is_symlink():
                     if not self._inside(os.path.realpath(entry.path)):
                         # reported only if a scan wants it (or, for a folder, its files)
                         self._outside_links.append((rel, entry.is_dir()))
-                        continue
-                    if entry.is_dir():
-                        continue  # in-root directory links would be walked twice or loop
-                    self._links.add(rel)
-                if entry.is_dir(follow_symlinks=False):
-                    if entry.name not in SKIPPED_DIRS:
-                        self._walk(entry.path, rel + "/", found, ignores)
-                elif entry.is_file():
-                    found.append(rel)
+                    elif entry.is_file():  # in-root folder links would be walked twice or loop
+                        self._links.add(rel)
+                        found.append(rel)
             except OSError as exc:
                 self._problem(rel, f"cannot stat: {exc.strerror}")
 

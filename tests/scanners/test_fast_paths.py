@@ -435,6 +435,30 @@ def test_joined_globs_agree_with_each_glob(globs: list[str], paths: list[str]) -
         assert any(p.match(path) for p in joined) == expected
 
 
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(["a", "ab", "b.c", "a-b"]), min_size=2, max_size=4),
+    st.lists(
+        st.lists(st.sampled_from(["a", "ab", "b.c", "a-b", "x", "/", "\n", ".md"]), max_size=8)
+        .map("".join)
+        .filter(bool)
+    ),
+)
+def test_folder_globs_test_a_substring_first_and_agree_with_their_pattern(
+    names: list[str], paths: list[str]
+) -> None:
+    """Globs that are all `**/NAME/**` (the test-fixture folders discovery skips) are
+    matched by a substring test before their joined pattern, with the same answers."""
+    from drift_check.scanners.files import _InFolders, _patterns, glob_pattern
+
+    globs = tuple(f"**/{name}/**" for name in names)
+    (joined,) = _patterns(globs)
+    assert isinstance(joined, _InFolders)
+    for path in paths:
+        expected = any(glob_pattern(g).match(path) for g in globs)
+        assert bool(joined.match(path)) == expected
+
+
 # --- skill-name mentions: each name looked for only until DC901 has its answer ------------
 
 WORD = r"[A-Za-z0-9][A-Za-z0-9_-]*"
