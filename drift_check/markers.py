@@ -158,6 +158,8 @@ class Index:
 
     def declared_covering(self, text: str) -> list[str]:
         """The declared markers `text` is or carries (see `covers`), longest first."""
+        if not self.declared:  # a tree without a registry: every fenced heading asks
+            return []
         found = [c for c in cuts(text, self._declared_limit) if c in self.declared]
         if text in self.declared:
             found.append(text)
@@ -166,6 +168,8 @@ class Index:
     def case_variant(self, text: str) -> tuple[str, list[str]] | None:
         """The part of `text` (all of it, or a beginning as in `cuts`) that differs only by
         case from declared markers, and those markers; None when no part does."""
+        if not self.declared:
+            return None
         for part in [text, *reversed(cuts(text, self._declared_limit))]:
             found = self._by_lower.get(part.lower())
             if found and part not in self.declared:
