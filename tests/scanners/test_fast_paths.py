@@ -409,6 +409,25 @@ def test_folded_mentions_agree_with_one_each(text: str, in_skill: bool) -> None:
     assert fold(each) == folded
 
 
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            ["Creat", "WRIT", "wrote ", "sav", "cop", "scope", "will ", "wil", "new file", "You"]
+            + ["repository", "user's", "İ", "\n", " ", "a.md", "emits", "projec", "project"]
+        )
+    ).map("".join)
+)
+def test_a_text_is_narrowed_to_the_not_bundled_parts_its_lowercase_holds(text: str) -> None:
+    """The parts of the not-bundled words a text holds are found in one pass (an
+    automaton), and are those a search for each part finds."""
+    from drift_check.scanners.links import _NOT_BUNDLED_PARTS, _NotBundled
+
+    whole = text.lower()
+    expected = tuple(part for part in _NOT_BUNDLED_PARTS if part in whole)
+    assert _NotBundled(text, many=True).parts == expected
+
+
 # --- Repo.glob: the globs' regular expressions joined into one, one call a file ------------
 
 
