@@ -413,8 +413,11 @@ def test_folded_mentions_agree_with_one_each(text: str, in_skill: bool) -> None:
 @given(
     st.lists(
         st.sampled_from(
-            ["Creat", "WRIT", "wrote ", "sav", "cop", "scope", "will ", "wil", "new file", "You"]
-            + ["repository", "user's", "İ", "\n", " ", "a.md", "emits", "projec", "project"]
+            [
+                *("Creat", "WRIT", "wrote ", "sav", "cop", "scope", "will ", "wil", "new file"),
+                *("You", "repository", "user's", "İ", "\n", " ", "a.md", "emits", "projec"),
+                "project",
+            ]
         )
     ).map("".join)
 )
