@@ -55,17 +55,25 @@ def build_structured(
     paths = sorted(p for p in markdown if not (skip and matches(p, skip)))
     if not paths:
         return EMPTY_STRUCTURED
+    from drift_check.parallel import map_files
     from drift_check.scanners.markdown import scan
     from drift_check.scanners.structured import scan_structured, worth_scanning
 
+    names = re.compile(settings["structured-template-names"])
+
+    def worth(path: str) -> bool:
+        source = repo.read(path)
+        return source is not None and worth_scanning(source.text, settings, names, bool(schemas))
+
+    # the cheap look at every file on every core; the few worth it are scanned here, as
+    # their blocks cost more to send between processes than to find
+    worthy = [p for p, yes in zip(paths, map_files(worth, paths, repo), strict=True) if yes]
     blocks: list[StructuredBlock] = []
     tables: list[FieldTable] = []
     reads: list[FieldRead] = []
-    names = re.compile(settings["structured-template-names"])
     may_pair = _may_pair(settings) if schemas else None
-    for path in paths:
-        source = repo.read(path)
-        if source is None or not worth_scanning(source.text, settings, names, bool(schemas)):
+    for source in (repo.read(p) for p in worthy):
+        if source is None:
             continue
         found = scan_structured(source, scan(source.text), settings, bool(schemas), may_pair)
         blocks.extend(found.blocks)

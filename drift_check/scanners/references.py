@@ -63,23 +63,14 @@ def find_references(
 ) -> tuple[tuple[NameReference, ...], tuple[Citation, ...], dict[str, PythonModule]]:
     """Every skill and spawner named in the tree's Markdown, every citation of a Python
     file of the tree, and what the cited files define."""
+    from drift_check.parallel import map_files
+
     skip = tuple(settings["discovery-skip"])
-    references: list[NameReference] = []
-    citations: list[Citation] = []
     existing = repo.existing()
-    for path in repo.files():
-        if not path.endswith(".md") or (skip and matches(path, skip)):
-            continue
-        source = repo.read(path)
-        if source is None:
-            continue
-        text = source.text
-        if "Skill(" in text or "kill from" in text or "kill at" in text:
-            references.extend(skill_references(source))
-        if "pawned" in text or "ispatched" in text:
-            references.extend(spawner_references(source))
-        if ".py:" in text and not _record(path):
-            citations.extend(python_citations(source, existing, repo))
+    paths = [p for p in repo.files() if p.endswith(".md") and not (skip and matches(p, skip))]
+    found = [f for f in map_files(lambda p: _named(repo, p, existing), paths, repo) if f]
+    references = [r for named, _ in found for r in named]
+    citations = [c for _, cited in found for c in cited]
     modules: dict[str, PythonModule] = {}
     for target in sorted({c.target for c in citations}):
         source = repo.read(target)
@@ -95,6 +86,25 @@ def find_references(
             citation = citation._replace(holds=_names(held, citation.expects))
         kept.append(citation)
     return tuple(references), tuple(kept), modules
+
+
+def _named(
+    repo: Repo, path: str, existing: frozenset[str]
+) -> tuple[list[NameReference], list[Citation]] | None:
+    """The names and citations of one Markdown file; None when it holds neither."""
+    source = repo.read(path)
+    if source is None:
+        return None
+    text = source.text
+    references: list[NameReference] = []
+    citations: list[Citation] = []
+    if "Skill(" in text or "kill from" in text or "kill at" in text:
+        references.extend(skill_references(source))
+    if "pawned" in text or "ispatched" in text:
+        references.extend(spawner_references(source))
+    if ".py:" in text and not _record(path):
+        citations.extend(python_citations(source, existing, repo))
+    return (references, citations) if references or citations else None
 
 
 # a document that records what was true when it was written: a changelog, release notes,

@@ -176,23 +176,27 @@ def find_vocabularies(
 ) -> tuple[Vocabulary, ...]:
     """Every vocabulary of the tree: zero-config shapes, then the `vocabularies` setting.
     `schemas` are the tree's JSON Schemas as the structured-contract scan read them."""
+    from drift_check.parallel import map_files
+
     skip = tuple(settings["discovery-skip"])
     files = [f for f in repo.files() if not (skip and matches(f, skip))]
     definitions: list[Definition] = []
     blocks: list[Block] = []
     pending: list[RawBlock] = []
-    read: list[tuple[Source, list[Block]]] = []
-    for path in files:
-        if not path.endswith(".md"):
-            continue
-        source = repo.read(path)
+    read: list[tuple[str, list[Block]]] = []  # every Markdown file read, with its blocks
+    markdown = [f for f in files if f.endswith(".md")]
+    # the cheap look at every file on every core; the few that may hold blocks are parsed
+    # here, as their blocks cost more to send between processes than to find
+    worth = map_files(lambda p: _worth_reading(repo, p), markdown, repo)
+    for path, yes in zip(markdown, worth, strict=True):
+        source = repo.read(path) if yes is not None else None
         if source is None:
             continue
-        found = _definitions(source)
+        found = _definitions(source) if yes else _NOTHING
         definitions.extend(found.definitions)
         blocks.extend(found.blocks)
         pending.extend(found.pending)
-        read.append((source, found.blocks))
+        read.append((path, found.blocks))
     for schema in schemas:
         if schema.valid and not (skip and matches(schema.path, skip)):
             definitions.extend(schema_definitions(schema))
@@ -214,11 +218,12 @@ def find_vocabularies(
     _keep_local(groups, skill_dirs)
     handlers: list[Handler] = []
     mentions: dict[str, Source] = {}
-    for source, own in read:
-        found_handlers = _handler_lists(source, own)
-        handlers.extend(Handler(h, source.path) for h in found_handlers)
-        if found_handlers:
-            mentions[source.path] = source
+    listed = map_files(lambda item: _read_handler_lists(repo, *item), read, repo)
+    for (path, _), found_handlers in zip(read, listed, strict=True):
+        source = repo.read(path)
+        if found_handlers and source is not None:
+            handlers.extend(Handler(h, path) for h in found_handlers)
+            mentions[path] = source
     _handlers(groups, handlers, mentions)
     _code(groups, repo, files, skill_dirs)
     return tuple(g.vocabulary() for g in sorted(groups, key=lambda g: g.source.position))
@@ -286,15 +291,28 @@ def read_markdown(source: Source) -> MarkdownFinds:
     return found._replace(handlers=_handler_lists(source, found.blocks))
 
 
+def _worth_reading(repo: Repo, path: str) -> bool | None:
+    """Whether a Markdown file of the tree may hold a contract block or a template (what
+    `_definitions` reads); None when it cannot be read."""
+    source = repo.read(path)
+    return None if source is None else _may_define(source.text)
+
+
+def _read_handler_lists(repo: Repo, path: str, blocks: list[Block]) -> list[StateList]:
+    """`_handler_lists` of a Markdown file of the tree read before."""
+    source = repo.read(path)
+    return [] if source is None else _handler_lists(source, blocks)
+
+
 def _definitions(source: Source) -> MarkdownFinds:
     """What `read_markdown` finds but the handler lists (which matter only once some
     vocabulary exists): most files hold no block and no template, and are not split."""
     text = source.text
     fenced = "```" in text or "~~~" in text
     json_fence = fenced and _json_fence(text)
-    templated = "_RESULT" in text or "_REQUEST" in text
+    templated = _templated(text)
     if not json_fence and not templated:
-        return MarkdownFinds([], [], [], [])
+        return _NOTHING
     lines = text.split("\n")
     markdown = _Fences(text, fenced)
     tabled = "|" in text and _TABLE_SEPARATOR.search(text) is not None
@@ -350,6 +368,18 @@ def _definitions(source: Source) -> MarkdownFinds:
                     )
                 )
     return MarkdownFinds(definitions, blocks, [], pending)
+
+
+_NOTHING = MarkdownFinds([], [], [], [])  # never mutated
+
+
+def _may_define(text: str) -> bool:
+    """Whether `_definitions` may find anything in a text: a JSON fence or a template."""
+    return _templated(text) or (("```" in text or "~~~" in text) and _json_fence(text))
+
+
+def _templated(text: str) -> bool:
+    return "_RESULT" in text or "_REQUEST" in text
 
 
 def _json_fence(text: str) -> bool:

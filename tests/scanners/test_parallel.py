@@ -15,7 +15,7 @@ import pytest
 from drift_check import parallel
 from drift_check.facts import Position
 from drift_check.scanners.files import Repo
-from tests.conftest import SHARED, write_tree
+from tests.conftest import SHARED, tree_files, write_tree
 
 pytestmark = pytest.mark.skipif(
     not hasattr(os, "fork") or sys.platform != "linux", reason="workers are forked on Linux"
@@ -271,6 +271,34 @@ def test_a_worker_that_fails_after_sending_some_batches_leaves_them_all_here(
 
     found = parallel.map_files(_slowly(one, 0.01), list(range(40)), Repo(str(tmp_path)))
     assert found == [(item, parent) for item in range(40)]
+
+
+# names and citations for the by-name scans, beside each structured tree's own drift
+NAMED = {
+    "docs/handoff.md": (
+        '# Hand-off\n\nLoad `Skill("no-such-skill")` first.\n\n'
+        "This step is spawned by `ghost-orchestrator`.\n\n"
+        "See tools/load.py::missing_loader and tools/load.py:2 (`load`).\n"
+    ),
+    "tools/load.py": "import json\n\n\ndef load(path):\n    return json.loads(path)\n",
+}
+
+
+@pytest.mark.parametrize("base", ["gaia-states", "contract-skills", "envelope"])
+def test_structured_and_by_name_scans_by_workers_are_the_same(
+    tmp_path: Path, cli, monkeypatch: pytest.MonkeyPatch, base: str
+) -> None:  # type: ignore[no-untyped-def]
+    """Blocks, vocabularies, names and citations found where workers took some of the
+    Markdown files give the report one process gives."""
+    write_tree(tmp_path, tree_files(base, NAMED))  # type: ignore[arg-type]
+    monkeypatch.setenv(parallel.JOBS_VARIABLE, "1")
+    alone = cli(str(tmp_path), "--format", "json")
+    monkeypatch.setenv(parallel.JOBS_VARIABLE, "2")
+    monkeypatch.setattr(parallel, "LEAST_PER_PART", 1)
+    forked = cli(str(tmp_path), "--format", "json")
+    codes = {f["code"] for f in alone.json()["findings"]}
+    assert {"DC960", "DC961", "DC962"} <= codes and any(c.startswith("DC95") for c in codes)
+    assert (forked.code, forked.out, forked.err) == (alone.code, alone.out, alone.err)
 
 
 def test_results_naming_anything_but_records_are_refused(tmp_path: Path) -> None:
