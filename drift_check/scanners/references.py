@@ -28,6 +28,9 @@ _LOAD_FROM = lazy(
     r"(?i)\bload(?:s|ing)?\s+(?:the\s+)?skill\s+(?:from|at)\s*:?\s*`?"
     r"(?:[\w./-]*/)?skills/([\w.-]+)/SKILL\.md"
 )
+# one search for what `skill_references` looks at (`Skill(`, `kill from`, `kill at`): a
+# search from its literal `kill`, cheaper than a search of the whole text for each
+_SKILL_NEEDLES = lazy(r"kill(?:\(| from| at)")
 _NAME = lazy(r"[\w][\w:.-]*\Z")
 # words a document writes for "any skill's name" (`Skill("name")`, `Skill("my-skill")`),
 # compared without case, hyphens or underscores; a name in capitals is a slot too, as
@@ -98,7 +101,7 @@ def _named(
     text = source.text
     references: list[NameReference] = []
     citations: list[Citation] = []
-    if "Skill(" in text or "kill from" in text or "kill at" in text:
+    if _SKILL_NEEDLES.search(text):
         references.extend(skill_references(source))
     if "pawned" in text or "ispatched" in text:
         references.extend(spawner_references(source))

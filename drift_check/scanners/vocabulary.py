@@ -187,19 +187,19 @@ def find_vocabularies(
     markdown = [f for f in files if f.endswith(".md")]
     # the cheap look at every file on every core; the few that may hold blocks are parsed
     # here, as their blocks cost more to send between processes than to find
-    worth = map_files(lambda p: _worth_reading(repo, p), markdown, repo)
-    for path, yes in zip(markdown, worth, strict=True):
-        source = repo.read(path) if yes is not None else None
-        if source is None:
+    looked = map_files(lambda p: _look(repo, p), markdown, repo)
+    for path, marks in zip(markdown, looked, strict=True):
+        source = repo.read(path)
+        if marks is None or source is None:
             continue
-        found = _definitions(source) if yes else _NOTHING
+        found = _definitions(source, marks) if marks[1] or marks[2] else _NOTHING
         definitions.extend(found.definitions)
         blocks.extend(found.blocks)
         pending.extend(found.pending)
         read.append((path, found.blocks))
-    for schema in schemas:
-        if schema.valid and not (skip and matches(schema.path, skip)):
-            definitions.extend(schema_definitions(schema))
+    valid = [s for s in schemas if s.valid and not (skip and matches(s.path, skip))]
+    for found_in_schema in map_files(schema_definitions, valid, repo):
+        definitions.extend(found_in_schema)
     configured = settings["vocabularies"]
     groups = _group(definitions)
     for entry in configured or ():
@@ -291,11 +291,20 @@ def read_markdown(source: Source) -> MarkdownFinds:
     return found._replace(handlers=_handler_lists(source, found.blocks))
 
 
-def _worth_reading(repo: Repo, path: str) -> bool | None:
-    """Whether a Markdown file of the tree may hold a contract block or a template (what
-    `_definitions` reads); None when it cannot be read."""
+# what a cheap look at a text finds: a fence, a JSON fence, a template's name (a plain
+# tuple: it crosses between processes for every file, where a record costs far more)
+_Marks = tuple[bool, bool, bool]
+
+
+def _marks(text: str) -> _Marks:
+    fenced = "```" in text or "~~~" in text
+    return fenced, fenced and _json_fence(text), "_RESULT" in text or "_REQUEST" in text
+
+
+def _look(repo: Repo, path: str) -> _Marks | None:
+    """`_marks` of a Markdown file of the tree; None when it cannot be read."""
     source = repo.read(path)
-    return None if source is None else _may_define(source.text)
+    return None if source is None else _marks(source.text)
 
 
 def _read_handler_lists(repo: Repo, path: str, blocks: list[Block]) -> list[StateList]:
@@ -304,13 +313,12 @@ def _read_handler_lists(repo: Repo, path: str, blocks: list[Block]) -> list[Stat
     return [] if source is None else _handler_lists(source, blocks)
 
 
-def _definitions(source: Source) -> MarkdownFinds:
+def _definitions(source: Source, marks: _Marks | None = None) -> MarkdownFinds:
     """What `read_markdown` finds but the handler lists (which matter only once some
-    vocabulary exists): most files hold no block and no template, and are not split."""
+    vocabulary exists): most files hold no block and no template, and are not split.
+    `marks`: the text's `_marks`, when known."""
     text = source.text
-    fenced = "```" in text or "~~~" in text
-    json_fence = fenced and _json_fence(text)
-    templated = _templated(text)
+    fenced, json_fence, templated = marks or _marks(text)
     if not json_fence and not templated:
         return _NOTHING
     lines = text.split("\n")
@@ -371,15 +379,6 @@ def _definitions(source: Source) -> MarkdownFinds:
 
 
 _NOTHING = MarkdownFinds([], [], [], [])  # never mutated
-
-
-def _may_define(text: str) -> bool:
-    """Whether `_definitions` may find anything in a text: a JSON fence or a template."""
-    return _templated(text) or (("```" in text or "~~~" in text) and _json_fence(text))
-
-
-def _templated(text: str) -> bool:
-    return "_RESULT" in text or "_REQUEST" in text
 
 
 def _json_fence(text: str) -> bool:
