@@ -35,6 +35,8 @@ R = TypeVar("R")
 # Files a part must hold before a worker pays: forking a process and sending its results
 # back costs about what scanning forty small files does.
 LEAST_PER_PART = 64
+# The same for light work, a few searches of each text: a worker pays for a thousand files.
+LEAST_PER_LIGHT_PART = 1024
 MAX_JOBS = 8
 JOBS_VARIABLE = "DRIFT_CHECK_JOBS"
 
@@ -54,11 +56,15 @@ def jobs() -> int:
     return max(1, min(cores, MAX_JOBS))
 
 
-def map_files(work: Callable[[T], R], items: Sequence[T], repo: Repo) -> list[R]:
+def map_files(
+    work: Callable[[T], R], items: Sequence[T], repo: Repo, light: bool = False
+) -> list[R]:
     """`[work(item) for item in items]`, with every core when there are at least
-    `LEAST_PER_PART` items for each. `work` reads files only through `repo` and returns
-    values that pickle; what else it changes is lost in a worker."""
-    parts = min(jobs(), len(items) // max(1, LEAST_PER_PART))
+    `LEAST_PER_PART` items for each (`LEAST_PER_LIGHT_PART` for `light` work). `work` reads
+    files only through `repo` and returns values that pickle; what else it changes is lost
+    in a worker."""
+    least = LEAST_PER_LIGHT_PART if light else LEAST_PER_PART
+    parts = min(jobs(), len(items) // max(1, least))
     if parts < 2 or repo.overlay or not hasattr(os, "fork"):
         return [work(item) for item in items]
     # batches small enough for the last ones to even out the parts, few enough for their

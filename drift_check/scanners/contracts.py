@@ -67,7 +67,9 @@ def build_structured(
 
     # the cheap look at every file on every core; the few worth it are scanned here, as
     # their blocks cost more to send between processes than to find
-    worthy = [p for p, yes in zip(paths, map_files(worth, paths, repo), strict=True) if yes]
+    worthy = [
+        p for p, yes in zip(paths, map_files(worth, paths, repo, light=True), strict=True) if yes
+    ]
     blocks: list[StructuredBlock] = []
     tables: list[FieldTable] = []
     reads: list[FieldRead] = []

@@ -71,7 +71,9 @@ def find_references(
     skip = tuple(settings["discovery-skip"])
     existing = repo.existing()
     paths = [p for p in repo.files() if p.endswith(".md") and not (skip and matches(p, skip))]
-    found = [f for f in map_files(lambda p: _named(repo, p, existing), paths, repo) if f]
+    found = [
+        f for f in map_files(lambda p: _named(repo, p, existing), paths, repo, light=True) if f
+    ]
     references = [r for named, _ in found for r in named]
     citations = [c for _, cited in found for c in cited]
     modules: dict[str, PythonModule] = {}

@@ -187,7 +187,7 @@ def find_vocabularies(
     markdown = [f for f in files if f.endswith(".md")]
     # the cheap look at every file on every core; the few that may hold blocks are parsed
     # here, as their blocks cost more to send between processes than to find
-    looked = map_files(lambda p: _look(repo, p), markdown, repo)
+    looked = map_files(lambda p: _look(repo, p), markdown, repo, light=True)
     for path, marks in zip(markdown, looked, strict=True):
         source = repo.read(path)
         if marks is None or source is None:
@@ -218,7 +218,7 @@ def find_vocabularies(
     _keep_local(groups, skill_dirs)
     handlers: list[Handler] = []
     mentions: dict[str, Source] = {}
-    listed = map_files(lambda item: _read_handler_lists(repo, *item), read, repo)
+    listed = map_files(lambda item: _read_handler_lists(repo, *item), read, repo, light=True)
     for (path, _), found_handlers in zip(read, listed, strict=True):
         source = repo.read(path)
         if found_handlers and source is not None:

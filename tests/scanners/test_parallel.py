@@ -114,6 +114,8 @@ def test_one_job_or_a_short_list_stays_in_this_process(
     assert set(parallel.map_files(lambda _: os.getpid(), items, repo)) == {os.getpid()}
     pids = parallel.map_files(_slowly(lambda _: os.getpid(), 0.005), [*items, 0], repo)
     assert len(set(pids)) == 2
+    light = [*items, 0]  # light work: a worker pays only for a longer list
+    assert set(parallel.map_files(lambda _: os.getpid(), light, repo, light=True)) == {os.getpid()}
 
 
 def test_jobs_come_from_the_cores_or_the_variable(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -295,6 +297,7 @@ def test_structured_and_by_name_scans_by_workers_are_the_same(
     alone = cli(str(tmp_path), "--format", "json")
     monkeypatch.setenv(parallel.JOBS_VARIABLE, "2")
     monkeypatch.setattr(parallel, "LEAST_PER_PART", 1)
+    monkeypatch.setattr(parallel, "LEAST_PER_LIGHT_PART", 1)
     forked = cli(str(tmp_path), "--format", "json")
     codes = {f["code"] for f in alone.json()["findings"]}
     assert {"DC960", "DC961", "DC962"} <= codes and any(c.startswith("DC95") for c in codes)
