@@ -572,8 +572,10 @@ def _contracts_by_name(repo: Repo, settings: dict[str, Any], structured: Structu
     from drift_check.scanners.references import find_references
     from drift_check.scanners.vocabulary import find_vocabularies
 
-    vocabularies = find_vocabularies(repo, settings, structured.schemas.values())
-    return ByName(vocabularies, *find_references(repo, settings))
+    skip = tuple(settings["discovery-skip"])
+    files = [f for f in repo.files() if not (skip and matches(f, skip))]  # matched once
+    vocabularies = find_vocabularies(repo, settings, structured.schemas.values(), files)
+    return ByName(vocabularies, *find_references(repo, settings, files))
 
 
 def _name_uses(

@@ -62,15 +62,18 @@ _AFTER = lazy(r"\A`?\)?[ \t]*[,:" + _DASHES + r"]?[ \t]*\(?`" + _IDENT + r"`")
 
 
 def find_references(
-    repo: Repo, settings: dict[str, Any]
+    repo: Repo, settings: dict[str, Any], files: list[str] | None = None
 ) -> tuple[tuple[NameReference, ...], tuple[Citation, ...], dict[str, PythonModule]]:
     """Every skill and spawner named in the tree's Markdown, every citation of a Python
-    file of the tree, and what the cited files define."""
+    file of the tree, and what the cited files define. `files`: the tree's files less
+    those `discovery-skip` names, when known."""
     from drift_check.parallel import map_files
 
     skip = tuple(settings["discovery-skip"])
     existing = repo.existing()
-    paths = [p for p in repo.files() if p.endswith(".md") and not (skip and matches(p, skip))]
+    if files is None:
+        files = [f for f in repo.files() if not (skip and matches(f, skip))]
+    paths = [p for p in files if p.endswith(".md")]
     found = [
         f for f in map_files(lambda p: _named(repo, p, existing), paths, repo, light=True) if f
     ]
