@@ -142,9 +142,12 @@ def build_facts(config: Config, discovered: Discovered | None = None) -> Facts:
     else:
         renamed = agents.agents.values() if contracts.registry is not None else ()
     name_uses = _name_uses(repo, renamed, skills.skills.values())
-    structured, found = _scan_structured(repo, settings, components, agents.paths, skills.paths)
+    kept = _not_skipped(repo, settings)
+    structured, found = _scan_structured(
+        repo, settings, components, agents.paths, skills.paths, kept
+    )
     problems += found
-    by_name = _contracts_by_name(repo, settings, structured)
+    by_name = _contracts_by_name(repo, settings, structured, kept)
     problems += repo.problems[read_before:]
     directives = _directives(repo)
     forget()  # the scans kept for the scanners: the facts hold what the rules need
@@ -520,14 +523,23 @@ def _contracts(structured: Structured) -> Contracts | None:
     return Contracts(structured.schemas)
 
 
+def _not_skipped(repo: Repo, settings: dict[str, Any]) -> list[str]:
+    """The tree's files less those `discovery-skip` names, matched once for the structured
+    and by-name scans (a skip glob costs some thousand instructions a path)."""
+    skip = tuple(settings["discovery-skip"])
+    return [f for f in repo.files() if not matches(f, skip)] if skip else repo.files()
+
+
 def _scan_structured(
     repo: Repo,
     settings: dict[str, Any],
     components: Components,
     agent_paths: list[str],
     skill_paths: list[str],
+    kept: list[str],
 ) -> tuple[Structured, list[InputProblem]]:
-    """Structured contracts: schemas, the blocks and tables that claim them, their readers."""
+    """Structured contracts: schemas, the blocks and tables that claim them, their readers
+    (in the files `kept`, those `discovery-skip` leaves)."""
     from drift_check.scanners.contracts import build_structured
 
     problems: list[InputProblem] = []
@@ -538,6 +550,7 @@ def _scan_structured(
         agent_paths,
         frozenset(p.root for p in components.plugins),
         problems,
+        frozenset(kept),
     )
     return structured, problems
 
@@ -566,16 +579,17 @@ class ByName(NamedTuple):
     modules: dict[str, PythonModule]
 
 
-def _contracts_by_name(repo: Repo, settings: dict[str, Any], structured: Structured) -> ByName:
-    """State vocabularies, and the skills, agents and code symbols documents name (files
-    they cannot read are the repository's problems)."""
+def _contracts_by_name(
+    repo: Repo, settings: dict[str, Any], structured: Structured, kept: list[str]
+) -> ByName:
+    """State vocabularies, and the skills, agents and code symbols documents name, in the
+    files `kept` (those `discovery-skip` leaves; files they cannot read are the repository's
+    problems)."""
     from drift_check.scanners.references import find_references
     from drift_check.scanners.vocabulary import find_vocabularies
 
-    skip = tuple(settings["discovery-skip"])
-    files = [f for f in repo.files() if not (skip and matches(f, skip))]  # matched once
-    vocabularies = find_vocabularies(repo, settings, structured.schemas.values(), files)
-    return ByName(vocabularies, *find_references(repo, settings, files))
+    vocabularies = find_vocabularies(repo, settings, structured.schemas.values(), kept)
+    return ByName(vocabularies, *find_references(repo, settings, kept))
 
 
 def _name_uses(

@@ -25,9 +25,11 @@ def build_structured(
     agent_paths: Iterable[str],
     plugin_roots: frozenset[str],
     problems: list[InputProblem],
+    kept: frozenset[str] | None = None,
 ) -> Structured:
     """Schemas first; with none (and none configured) only the JSON blocks and templates of
-    the files already read are scanned, for the rules that read them without a schema."""
+    the files already read are scanned, for the rules that read them without a schema.
+    `kept`: the tree's files that `discovery-skip` leaves, when known."""
     skip = tuple(settings["discovery-skip"])
     configured = [p for p in settings["schema-pairs"].values() if repo.exists(p)]
     schema_paths = [
@@ -52,7 +54,10 @@ def build_structured(
         markdown.update(p for p in repo.files() if p.endswith(".md") and p.startswith(prefixes))
         globs = [k.partition(" in ")[2].strip() for k in settings["schema-pairs"]]
         markdown.update(p for p in repo.glob([g for g in globs if g]) if p.endswith(".md"))
-    paths = sorted(p for p in markdown if not (skip and matches(p, skip)))
+    if kept is None:
+        paths = sorted(p for p in markdown if not (skip and matches(p, skip)))
+    else:  # every Markdown file read or found is a file of the tree
+        paths = sorted(markdown.intersection(kept))
     if not paths:
         return EMPTY_STRUCTURED
     from drift_check.parallel import map_files
