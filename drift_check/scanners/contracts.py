@@ -62,25 +62,39 @@ def build_structured(
         return EMPTY_STRUCTURED
     from drift_check.parallel import map_files
     from drift_check.scanners.markdown import scan
-    from drift_check.scanners.structured import scan_structured, worth_scanning
+    from drift_check.scanners.structured import (
+        ALL,
+        NOTHING,
+        field_reads,
+        scan_structured,
+        worth_scanning,
+    )
 
     names = re.compile(settings["structured-template-names"])
 
-    def worth(path: str) -> bool:
+    def worth(path: str) -> int:
         source = repo.read(path)
-        return source is not None and worth_scanning(source.text, settings, names, bool(schemas))
+        if source is None:
+            return NOTHING
+        return worth_scanning(source.text, settings, names, bool(schemas))
 
     # the cheap look at every file on every core; the few worth it are scanned here, as
     # their blocks cost more to send between processes than to find
     worthy = [
-        p for p, yes in zip(paths, map_files(worth, paths, repo, light=True), strict=True) if yes
+        (p, what)
+        for p, what in zip(paths, map_files(worth, paths, repo, light=True), strict=True)
+        if what != NOTHING
     ]
     blocks: list[StructuredBlock] = []
     tables: list[FieldTable] = []
     reads: list[FieldRead] = []
     may_pair = _may_pair(settings) if schemas else None
-    for source in (repo.read(p) for p in worthy):
+    for path, what in worthy:
+        source = repo.read(path)
         if source is None:
+            continue
+        if what != ALL:  # a text that can hold no block or table: its reads alone
+            reads.extend(field_reads(source, names))
             continue
         found = scan_structured(source, scan(source.text), settings, bool(schemas), may_pair)
         blocks.extend(found.blocks)

@@ -436,20 +436,60 @@ class Scanned(NamedTuple):
     reads: list[FieldRead]
 
 
-def worth_scanning(text: str, settings: dict[str, Any], names: re.Pattern[str], full: bool) -> bool:
-    """Whether a text may hold anything `scan_structured` finds (most files hold nothing:
-    a few `find`s spare them the line scan)."""
+# What `scan_structured` can find in a text, from cheap looks at it: nothing, only
+# `NAME.field` reads (which need no Markdown scan), or anything.
+NOTHING, READS, ALL = 0, 1, 2
+
+
+def worth_scanning(text: str, settings: dict[str, Any], names: re.Pattern[str], full: bool) -> int:
+    """`NOTHING`, `READS` or `ALL`: what a text may hold that `scan_structured` finds (most
+    files hold nothing: a few searches spare them the line scan). Each look is a necessary
+    condition of what it stands for, never a guess."""
     # without a schema in the tree, only contract blocks can be wrong (DC930)
     infos = settings["structured-info-strings"] if full else settings["contract-info-strings"]
     for info in infos:
         if f"```{info}" in text or f"~~~{info}" in text:
-            return True
+            return ALL
     if any(names.fullmatch(name) for _, _, name in _headers(text)):
-        return True
-    if full:
-        if any(f"{key}:" in text for key in settings["dispatch-keys"]):
+        return ALL
+    if not full:
+        return NOTHING
+    if any(f"{key}:" in text for key in settings["dispatch-keys"]):
+        return ALL  # a dispatch prompt may sit in any fence
+    if _may_hold_info_fence(text, infos) or _may_hold_field_table(text):
+        return ALL
+    return READS if _READ_DOT.search(text) else NOTHING
+
+
+# a fence's opening run and the first word of what follows it, as `MarkdownScan` reads its
+# info string: found anywhere, a quoted or indented run too (a superset of the fences); one
+# pattern a fence character, each searched from its literal run
+_FENCE_INFOS = (lazy(r"```+[ \t]*(\S*)"), lazy(r"~~~+[ \t]*(\S*)"))
+
+
+def _may_hold_info_fence(text: str, infos: list[str]) -> bool:
+    """Whether some fence of `text` may have one of `infos` as its first word, compared as
+    `scan_structured` compares it (lowercased, after blanks)."""
+    wanted = {info.lower() for info in infos}
+    for run, pattern in zip(("```", "~~~"), _FENCE_INFOS, strict=True):
+        if run in text and any(m.group(1).lower() in wanted for m in pattern.finditer(text)):
             return True
-        if "|" in text or "." in text:
+    return False
+
+
+def _may_hold_field_table(text: str) -> bool:
+    """Whether `text` has a table header `_field_tables` would read: a `|` line above a
+    delimiter row that names a field column and a type or required column."""
+    if not _DELIMITER_START.search(text):
+        return False
+    lines = text.split("\n")
+    for i in _header_lines(text):
+        lower = lines[i].lower()
+        if (
+            lines[i].lstrip().startswith("|")
+            and any(h in lower for h in NAME_HEADERS)
+            and any(h in lower for h in ("type", "req", "mandatory"))
+        ):
             return True
     return False
 
@@ -511,7 +551,7 @@ def scan_structured(
     if not full:
         return Scanned(blocks, [], [])
     tables = _field_tables(path, text, lines, markdown, sections, names)
-    return Scanned(blocks, tables, _reads(source, names))
+    return Scanned(blocks, tables, field_reads(source, names))
 
 
 def _json_block(
@@ -739,7 +779,7 @@ def _field_row(
     return FieldRow(name, Position(path, line, cell.column + offset), required)
 
 
-def _reads(source: Source, names: re.Pattern[str]) -> list[FieldRead]:
+def field_reads(source: Source, names: re.Pattern[str]) -> list[FieldRead]:
     """`NAME.field.sub` in the text, for template names."""
     text = source.text
     out = []

@@ -254,3 +254,40 @@ EXAMPLE_DOCUMENT = st.recursive(
 @example({"properties": {"a/b": {"examples": [1], "default": 2}}, "items": [{}, {"default": 3}]})
 def test_schema_examples_agree(document: Any) -> None:
     assert schemas._examples(document) == reference_examples(document)
+
+
+# --- what a text may hold: the cheap looks never skip what the full scan finds ------------
+
+STRUCTURED_PIECES = st.sampled_from(
+    [
+        *("```json\n", "``` JSON\n", "~~~json:contract\n", "````yaml\n", "```\n", "> ```json\n"),
+        *('{"a": 1}\n', "    ```json\n", "`", "~~~", "text ", ".", "\n", "|"),
+        *("| name | type |\n", "| Field | Required? |\n", "|---|---|\n", "| x | y |\n"),
+        *("| `a.b` | string |\n", "CONTEXT_RESULT:\n", "  status: ok\n", "ACTION: run\n"),
+        *("CONTEXT_RESULT.status ", "X_REQUEST.a.b ", "SKILL.md ", "A.b ", "# H\n"),
+    ]
+)
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(STRUCTURED_PIECES, max_size=14).map("".join), st.booleans())
+@example("A.b | name | type |\n|---|---|\n| x | y |\n", True)
+@example("text\n| Field | Required? |\n|---|---|\n| `a.b` | yes |\n", True)
+@example("> ``` JSON\n{}\n> ```\nCONTEXT_RESULT.status\n", True)
+@example("CONTEXT_RESULT.status and SKILL.md\n", True)
+def test_worth_scanning_never_skips_what_the_scan_finds(text: str, full: bool) -> None:
+    """A text said to hold nothing gives no block, table or read; one said to hold reads
+    only gives no block or table, and the reads the scan gives."""
+    from drift_check.scanners.markdown import scan
+    from drift_check.settings import resolve
+
+    config = resolve([])
+    names = re.compile(config["structured-template-names"])
+    source = Source("a.md", text)
+    found = structured.scan_structured(source, scan(text), config, full)
+    what = structured.worth_scanning(text, config, names, full)
+    if what == structured.NOTHING:
+        assert not (found.blocks or found.tables or found.reads)
+    elif what == structured.READS:
+        assert not (found.blocks or found.tables)
+        assert structured.field_reads(source, names) == found.reads
