@@ -144,7 +144,7 @@ def test_reads_agree(text: str, any_name: bool) -> None:
     source = Source("a.md", text)
     got = [
         (r.name, r.fields, source.offset(r.position.line, r.position.column))
-        for r in structured._reads(source, names)
+        for r in structured.field_reads(source, names)
     ]
     assert got == reference_reads(text, names)
 
