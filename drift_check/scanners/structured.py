@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
 from drift_check.facts import (
@@ -447,34 +448,34 @@ def worth_scanning(text: str, settings: dict[str, Any], names: re.Pattern[str], 
     condition of what it stands for, never a guess."""
     # without a schema in the tree, only contract blocks can be wrong (DC930)
     infos = settings["structured-info-strings"] if full else settings["contract-info-strings"]
-    for info in infos:
-        if f"```{info}" in text or f"~~~{info}" in text:
-            return ALL
+    if _may_hold_info_fence(text, infos):
+        return ALL
     if any(names.fullmatch(name) for _, _, name in _headers(text)):
         return ALL
     if not full:
         return NOTHING
     if any(f"{key}:" in text for key in settings["dispatch-keys"]):
         return ALL  # a dispatch prompt may sit in any fence
-    if _may_hold_info_fence(text, infos) or _may_hold_field_table(text):
+    if _may_hold_field_table(text):
         return ALL
     return READS if _READ_DOT.search(text) else NOTHING
-
-
-# a fence's opening run and the first word of what follows it, as `MarkdownScan` reads its
-# info string: found anywhere, a quoted or indented run too (a superset of the fences); one
-# pattern a fence character, each searched from its literal run
-_FENCE_INFOS = (lazy(r"```+[ \t]*(\S*)"), lazy(r"~~~+[ \t]*(\S*)"))
 
 
 def _may_hold_info_fence(text: str, infos: list[str]) -> bool:
     """Whether some fence of `text` may have one of `infos` as its first word, compared as
     `scan_structured` compares it (lowercased, after blanks)."""
-    wanted = {info.lower() for info in infos}
-    for run, pattern in zip(("```", "~~~"), _FENCE_INFOS, strict=True):
-        if run in text and any(m.group(1).lower() in wanted for m in pattern.finditer(text)):
-            return True
-    return False
+    return any(run in text and pattern.search(text) for run, pattern in _info_fences(tuple(infos)))
+
+
+@lru_cache(maxsize=8)
+def _info_fences(infos: tuple[str, ...]) -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """For each fence character, a pattern of its opening run followed by one of `infos`
+    (without case) as a whole word: found anywhere, a quoted or indented run too (a
+    superset of the fences), searched from the run's literal characters."""
+    words = "|".join(re.escape(i.lower()) for i in sorted(set(infos), key=len, reverse=True))
+    return tuple(
+        (run, re.compile(rf"{re.escape(run)}+[ \t]*(?i:{words})(?!\S)")) for run in ("```", "~~~")
+    )
 
 
 def _may_hold_field_table(text: str) -> bool:
@@ -483,15 +484,19 @@ def _may_hold_field_table(text: str) -> bool:
     if not _DELIMITER_START.search(text):
         return False
     lines = text.split("\n")
-    for i in _header_lines(text):
-        lower = lines[i].lower()
-        if (
-            lines[i].lstrip().startswith("|")
-            and any(h in lower for h in NAME_HEADERS)
-            and any(h in lower for h in ("type", "req", "mandatory"))
-        ):
-            return True
-    return False
+    return any(
+        lines[i].lstrip().startswith("|") and _may_name_fields(lines[i])
+        for i in _header_lines(text)
+    )
+
+
+def _may_name_fields(header: str) -> bool:
+    """Whether a table's header line may name a field column and a type or required one
+    (each header cell, lowercased, is a part of the line's lowercase)."""
+    lower = header.lower()
+    return any(h in lower for h in NAME_HEADERS) and any(
+        h in lower for h in ("type", "req", "mandatory")
+    )
 
 
 # whether a JSON block may claim a schema, from its file, info string and value: a block
@@ -688,10 +693,7 @@ def _field_tables(
             continue
         if markdown.in_fence(i + 1):
             continue
-        lower = line.lower()  # each header cell, lowercased, is a part of it
-        if not any(h in lower for h in NAME_HEADERS) or not any(
-            h in lower for h in ("type", "req", "mandatory")
-        ):
+        if not _may_name_fields(line):
             done = i + 2
             continue
         header = [c.text.strip().strip("*`_ ").lower() for c in split_row(line)]

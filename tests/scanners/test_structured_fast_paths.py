@@ -275,6 +275,7 @@ STRUCTURED_PIECES = st.sampled_from(
 @example("text\n| Field | Required? |\n|---|---|\n| `a.b` | yes |\n", True)
 @example("> ``` JSON\n{}\n> ```\nCONTEXT_RESULT.status\n", True)
 @example("CONTEXT_RESULT.status and SKILL.md\n", True)
+@example("``` JSON:contract\n{}\n```\n", False)
 def test_worth_scanning_never_skips_what_the_scan_finds(text: str, full: bool) -> None:
     """A text said to hold nothing gives no block, table or read; one said to hold reads
     only gives no block or table, and the reads the scan gives."""
