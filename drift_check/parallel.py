@@ -64,12 +64,27 @@ def map_files(
     files only through `repo` and returns values that pickle; what else it changes is lost
     in a worker."""
     least = LEAST_PER_LIGHT_PART if light else LEAST_PER_PART
-    parts = min(jobs(), len(items) // max(1, least))
-    if parts < 2 or repo.overlay or not hasattr(os, "fork"):
-        return [work(item) for item in items]
+    parts = min(_free(), len(items) // max(1, least))
     # batches small enough for the last ones to even out the parts, few enough for their
     # numbers to fit in a pipe written before anybody reads it
-    size = max(1, min(BATCH, len(items) // (parts * 8)), -(-len(items) // MAX_BATCHES))
+    size = max(1, min(BATCH, len(items) // (max(1, parts) * 8)), -(-len(items) // MAX_BATCHES))
+    return _map(work, items, repo, parts, size)
+
+
+def map_units(work: Callable[[T], R], units: Sequence[T], repo: Repo | None = None) -> list[R]:
+    """`[work(unit) for unit in units]` for a few costly units of work (the rules' families
+    over the facts), each process taking the next unit not taken yet: list the costliest
+    first. `work` returns values that pickle (records); it reads no file, or only through
+    `repo`."""
+    return _map(work, units, repo, min(_free(), len(units)), 1)
+
+
+def _map(
+    work: Callable[[T], R], items: Sequence[T], repo: Repo | None, parts: int, size: int
+) -> list[R]:
+    """`[work(item) for item in items]` in `parts` processes taking batches of `size`."""
+    if parts < 2 or (repo is not None and repo.overlay) or not hasattr(os, "fork"):
+        return [work(item) for item in items]
     batches = [items[i : i + size] for i in range(0, len(items), size)]
     try:
         take, give = os.pipe()
@@ -94,11 +109,82 @@ def map_files(
         if found is not None:  # else this process works the batches the worker took
             theirs, reads = found
             done.update(theirs)
-            repo.learn(reads)
+            if repo is not None:
+                repo.learn(reads)
     out: list[R] = []
     for b, batch in enumerate(batches):
         out += done[b] if b in done else [work(item) for item in batch]
     return out
+
+
+class Background:
+    """Work started in a forked copy of this process while this one goes on (see
+    `background`): `result()` waits for it."""
+
+    def __init__(self, work: Callable[[], Any], repo: Repo, worker: tuple[int, int] | None):
+        self._work = work
+        self._repo = repo
+        self._worker = worker
+
+    def result(self) -> Any:
+        """The work's result: the copy's, or, where it failed or never started, the work
+        done here now (reading what it reads at this point, as a single process does)."""
+        global _busy
+        worker, self._worker = self._worker, None
+        if worker is None:
+            return self._work()
+        _busy -= 1
+        found = _finish(worker, self._repo)
+        if found is None:
+            return self._work()
+        theirs, reads = found
+        self._repo.learn(reads)
+        return theirs[0][0]
+
+    def abandon(self) -> None:
+        """Stop the copy: its result will not be asked for."""
+        global _busy
+        worker, self._worker = self._worker, None
+        if worker is not None:
+            _busy -= 1
+            _abandon([worker])
+
+
+def background(work: Callable[[], R], repo: Repo) -> Background:
+    """Start `work()` in a forked copy of this process, when a core is free for it (the
+    scans this process runs meanwhile take one core fewer); `result()` gives what it
+    returned. `work` reads files only through `repo` and returns values that pickle; what
+    else it changes is lost. Without a free core (or `fork`), or with texts standing in for
+    files, the work is done when its result is asked for."""
+    global _busy
+    if _free() < 2 or repo.overlay or not hasattr(os, "fork"):
+        return Background(work, repo, None)
+    try:
+        take, give = os.pipe()
+    except OSError:
+        return Background(work, repo, None)
+    if not _hand_out(give, 1):
+        os.close(take)
+        return Background(work, repo, None)
+    try:
+        worker = _start(lambda _: work(), [(None,)], take, repo)
+    finally:
+        os.close(take)
+    if worker is not None:
+        _busy += 1
+    return Background(work, repo, worker)
+
+
+_busy = 0  # copies started by `background` and not finished: each holds a core
+
+
+def _free() -> int:
+    """The processes a scan may use now: `jobs()` less those `background` holds; one in
+    a worker (which never starts workers of its own)."""
+    return 1 if _in_worker else max(1, jobs() - _busy)
+
+
+_in_worker = False  # this process is a worker
 
 
 BATCH = 16  # files a batch holds at most (fewer for a short list)
@@ -166,12 +252,12 @@ class _Receiver(pickle.Unpickler):
     record classes, sources and dates: any other name refuses the load (the batches are
     then worked here)."""
 
-    def __init__(self, data: bytes, repo: Repo) -> None:
+    def __init__(self, data: bytes, repo: Repo | None) -> None:
         super().__init__(io.BytesIO(data))
         self.repo = repo
 
     def find_class(self, module: str, name: str) -> Any:
-        if module == __name__ and name == "_source":
+        if module == __name__ and name == "_source" and self.repo is not None:
             return self.repo.received
         if module == "datetime" or module.startswith("drift_check."):
             found = super().find_class(module, name)
@@ -181,7 +267,7 @@ class _Receiver(pickle.Unpickler):
 
 
 def _start(
-    work: Callable[[T], R], batches: list[Sequence[T]], take: int, repo: Repo
+    work: Callable[[T], R], batches: list[Sequence[T]], take: int, repo: Repo | None
 ) -> tuple[int, int] | None:
     """Fork a worker that takes batches from `take`: (its pid, the memory file it writes
     its results to once done), or None."""
@@ -197,14 +283,16 @@ def _start(
     if pid:
         return pid, out
     # the worker: never returns, never runs the parent's exit handlers or flushes its buffers
+    global _in_worker
+    _in_worker = True
     status = 1
     try:
-        mark = repo.mark()
+        mark = repo.mark() if repo is not None else None
         with open(out, "wb", closefd=False) as stream:
-            pickler = _pickler(stream, texts=repo.texts.hold_all)
+            pickler = _pickler(stream, texts=repo is not None and repo.texts.hold_all)
             for b in _claims(take):
                 pickler.dump((b, [work(item) for item in batches[b]]))
-            pickler.dump((None, repo.reads_since(mark)))
+            pickler.dump((None, repo.reads_since(mark) if repo is not None else None))
         status = 0
     except BaseException:  # the parent works the batches again
         status = 1
@@ -227,7 +315,7 @@ def _abandon(workers: list[tuple[int, int] | None]) -> None:
 
 
 def _finish(
-    worker: tuple[int, int] | None, repo: Repo
+    worker: tuple[int, int] | None, repo: Repo | None
 ) -> tuple[dict[int, list[Any]], Reads] | None:
     """What a worker sent, once it has exited cleanly; None if it did not."""
     if worker is None:

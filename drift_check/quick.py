@@ -25,7 +25,6 @@ from drift_check.records import NamedTuple
 _UNSET: Any = object()
 _module: Any = _UNSET  # jsonschema_rs, None when it cannot be imported
 _regex_ok: dict[str, bool] = {}
-_PRINTABLE = re.compile(r"[\x00 -~]*")
 _INF = float("inf")
 _EXACT = 2**53  # integers a double holds exactly
 _meta: dict[Any, Any] = {}  # jsonschema's validator class -> jsonschema-rs's for its META_SCHEMA
@@ -83,6 +82,21 @@ def valid(quick: Quick | None, instance: Any) -> bool:
     except Exception:
         return False
     return _portable_instance(instance, quick.patterns)
+
+
+def error_paths(quick: Quick | None, instance: Any) -> set[tuple[Any, ...]] | None:
+    """The instance locations where jsonschema-rs, trusted with the instance (as for
+    `valid`), finds errors; None: ask jsonschema. Both validators report each keyword an
+    instance fails at the location the keyword applies to (its object for `required`,
+    `additionalProperties` or `propertyNames`, the value for `anyOf`, `not`, `enum`, ...):
+    jsonschema's errors sit at these locations too."""
+    if quick is None:
+        return None
+    try:
+        found = {tuple(error.instance_path) for error in quick.validator.iter_errors(instance)}
+    except Exception:
+        return None
+    return found if _portable_instance(instance, quick.patterns) else None
 
 
 def meta_valid(cls: Any, document: Any, portable: Portable | None = None) -> bool:
@@ -211,7 +225,7 @@ def _portable_instance(instance: Any, texts: bool) -> bool:
         node = todo.pop()
         kind = type(node)
         if kind is str:
-            if texts and not (node.isascii() and (node.isprintable() or _printable(node))):
+            if texts and not _printable(node):
                 return False
         elif kind is dict:
             if texts and not all(type(k) is str and _printable(k) for k in node):
@@ -231,4 +245,5 @@ def _portable_instance(instance: Any, texts: bool) -> bool:
 
 
 def _printable(text: str) -> bool:
-    return _PRINTABLE.fullmatch(text) is not None
+    """Only printable ASCII and NUL (`[\\x00 -~]*`)."""
+    return text.isascii() and (text.isprintable() or text.replace("\x00", "").isprintable())

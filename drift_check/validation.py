@@ -236,7 +236,12 @@ class Contracts:
             nodes: dict[Path, BlockValue] = {}
             instance = _instance(value, run, nodes, upper_keys)
             found: dict[tuple[Any, ...], _Pending] = {}
-            errors = self._errors_of(path, pointer, instance)
+            # once no error is common to the runs so far, only those at a menu still count
+            counted = menus if common == {} else None
+            if self._nothing_counts(path, pointer, instance, nodes, counted):
+                errors = []
+            else:
+                errors = self._errors_of(path, pointer, instance)
             if errors is _REFUSED:
                 return []
             # built by jsonschema's run that found the errors (none: jsonschema-rs's yes)
@@ -280,6 +285,28 @@ class Contracts:
                 errors = _REFUSED
             self._errors[key] = errors
         return errors
+
+    def _nothing_counts(
+        self,
+        path: str,
+        pointer: str,
+        instance: Any,
+        nodes: dict[Path, BlockValue],
+        counted: dict[Path, BlockValue] | None,
+    ) -> bool:
+        """Whether jsonschema-rs, where it can be trusted, finds no error that would count:
+        none but at placeholders (which excuse any value; most templates have some: `<id>`
+        where the schema wants an integer) and, with `counted`, none at its paths."""
+        if pointer:
+            return False
+        found = quick.error_paths(self._quick_validator(path), instance)
+        if found is None:
+            return False
+        return all(
+            (at in nodes and nodes[at].kind == "placeholder")
+            or (counted is not None and at not in counted)
+            for at in found
+        )
 
     def _quick_validator(self, path: str) -> Any:
         """jsonschema-rs's validator of the schema at `path`, compiled once (None: none)."""

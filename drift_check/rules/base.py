@@ -65,6 +65,7 @@ class Rule(NamedTuple):
     blind_spot: bool = False  # beyond GSD's own check-contract-drift
     fix: Applicability | None = None  # what its fixes are, when the rule offers one
     reads: str = "facts"  # or "suppressions": it runs after the suppression stage, on its output
+    shares: str = ""  # rules naming one `shares` work out one cache: they run in one process
 
     @property
     def _doc(self) -> tuple[str, str]:
@@ -118,16 +119,21 @@ def rule(
     blind_spot: bool = False,
     fix: Applicability | str | None = None,
     reads: str = "facts",
+    shares: str = "",
 ) -> Callable[[Callable[[Any], Iterator[Hit]]], Rule]:
     """Declare a rule. The check's docstring is its documentation: the first paragraph is
     the summary, the rest says why it matters and what to do. `reads`: "facts" (the scan's
     model), or "suppressions" (the suppression stage's output: the check then runs after
-    every rule that reads facts, on what suppression comments did with their findings)."""
+    every rule that reads facts, on what suppression comments did with their findings).
+    `shares`: the name of a cache the check shares with other rules (they run in one
+    process when the rules run on several)."""
     if reads not in READS:
         raise ValueError(f"{code}: reads is one of {READS}, not {reads!r}")
 
     def wrap(check: Callable[[Any], Iterator[Hit]]) -> Rule:
         declared = None if fix is None else Applicability(fix)
-        return Rule(code, name, severity, check, failing, passing, blind_spot, declared, reads)
+        return Rule(
+            code, name, severity, check, failing, passing, blind_spot, declared, reads, shares
+        )
 
     return wrap

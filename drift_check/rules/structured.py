@@ -208,6 +208,7 @@ def _violations(facts: Facts, kind: str) -> Iterator[tuple[StructuredBlock, obje
               summary: <2-3 sentences>
     """,
     blind_spot=True,
+    shares="block-violations",
 )
 def block_missing_required(facts: Facts) -> Iterator[Hit]:
     """A template or example block omits a key its schema requires.
@@ -239,6 +240,7 @@ def block_missing_required(facts: Facts) -> Iterator[Hit]:
           status:   success
     """,
     blind_spot=True,
+    shares="block-violations",
 )
 def block_key_not_allowed(facts: Facts) -> Iterator[Hit]:
     """A template or example block gives a key its schema forbids
@@ -272,6 +274,7 @@ def block_key_not_allowed(facts: Facts) -> Iterator[Hit]:
           status: success | error
     """,
     blind_spot=True,
+    shares="block-violations",
 )
 def block_value_invalid(facts: Facts) -> Iterator[Hit]:
     """A literal value in a template or example block fails its schema: outside an `enum`,

@@ -139,6 +139,61 @@ def test_a_yes_on_generated_cases_is_jsonschemas(schema: Any, instance: Any) -> 
 TAKEN: list[Any] = []
 
 
+def _error_paths(schema: Any, instance: Any) -> set[tuple[Any, ...]]:
+    return {tuple(e.absolute_path) for e in _python_errors(schema, instance)}
+
+
+@needs_rust
+@pytest.mark.slow  # a property run: hundreds of generated cases
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(schema=_keywords, instance=_instances)
+def test_error_locations_on_generated_cases_are_jsonschemas(schema: Any, instance: Any) -> None:
+    found = quick.error_paths(quick.compiled(schema), instance)
+    if found is not None:
+        assert found == _error_paths(schema, instance)
+
+
+@needs_rust
+@pytest.mark.parametrize(
+    ("schema", "instance"),
+    [
+        (
+            {"properties": {"a": {"type": "integer"}}, "additionalProperties": False},
+            {"a": "x", "b": 1},
+        ),
+        ({"required": ["a", "c"], "properties": {"a": {"type": "integer"}}}, {"a": "x"}),
+        ({"propertyNames": {"maxLength": 1}}, {"abc": "x"}),
+        ({"if": {"required": ["s"]}, "then": {"required": ["d"]}}, {"s": "error"}),
+        ({"properties": {"l": {"items": {"type": "integer"}, "minItems": 3}}}, {"l": ["a", 2]}),
+        ({"prefixItems": [{"type": "integer"}], "contains": {"type": "null"}}, ["a", 2]),
+        ({"additionalProperties": {"type": "integer"}, "maxProperties": 1}, {"q": "a", "r": 2}),
+        (
+            {"dependentRequired": {"a": ["b"]}, "dependentSchemas": {"a": {"minProperties": 3}}},
+            {"a": 1},
+        ),
+        ({"properties": {"a": {"oneOf": [{"type": "string"}, {"minLength": 1}]}}}, {"a": "x"}),
+        ({"properties": {"a": {"not": {"type": "string"}, "const": {"k": 1}}}}, {"a": {"k": "v"}}),
+        ({"unevaluatedProperties": False, "properties": {"a": {}}}, {"a": 1, "b": 2}),
+        (
+            {"$defs": {"i": {"type": "integer"}}, "properties": {"a": {"$ref": "#/$defs/i"}}},
+            {"a": "x"},
+        ),
+        ({"properties": {"a": {"uniqueItems": True, "enum": [[1]]}}}, {"a": ["x", "x"]}),
+    ],
+    ids=repr,
+)
+def test_each_keyword_fails_where_jsonschema_says(schema: Any, instance: Any) -> None:
+    found = quick.error_paths(quick.compiled(schema), instance)
+    assert found  # each case fails somewhere
+    assert found == _error_paths(schema, instance)
+
+
+@needs_rust
+def test_error_locations_are_not_taken_where_the_engines_part() -> None:
+    for schema, instance in PARTING:
+        assert quick.error_paths(quick.compiled(schema), instance) is None
+
+
 @needs_rust
 @pytest.mark.slow
 def test_the_generated_cases_took_yeses() -> None:
@@ -188,4 +243,72 @@ def test_the_findings_are_the_same_without_jsonschema_rs(
     monkeypatch.setattr(quick, "_module", None)  # as when it cannot be imported
     without = cli(str(tmp_path), "--format", "json", "-q")
     assert without.code == with_rust.code
+    assert without.json()["findings"] == with_rust.json()["findings"]
+
+
+PLACEHOLDER_TREE = {
+    "skills/tally/SKILL.md": """\
+---
+name: tally
+description: Use when a job needs its items counted.
+---
+
+```
+TALLY_RESULT:
+  status: ok | failed
+  count:  <how many>
+  mode:   <fast | slow>
+```
+
+```
+TALLY_RESULT:
+  status: ok | broken
+  count:  <how many>
+```
+""",
+    "skills/tally/output-contract.schema.json": """\
+{
+  "title": "Tally: Output Contract (TALLY_RESULT)",
+  "type": "object",
+  "required": ["status", "count"],
+  "properties": {
+    "status": {"enum": ["ok", "failed"]},
+    "count": {"type": "integer", "minimum": 0},
+    "mode": {"enum": ["fast", "slow"]},
+    "reason": {"type": "string"}
+  },
+  "additionalProperties": false,
+  "if": {"properties": {"status": {"const": "failed"}}},
+  "then": {"required": ["reason"]}
+}
+""",
+}
+
+
+@needs_rust
+def test_placeholders_failing_alone_are_not_asked_of_jsonschema(
+    tmp_path: Path, cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`<how many>` where the schema wants an integer fails in jsonschema-rs at the
+    placeholder alone; `failed` makes `reason` required in one run only (not common to the
+    runs: no finding); `broken` is outside the enum. The findings are jsonschema's."""
+    from drift_check.validation import Contracts
+
+    write_tree(tmp_path, PLACEHOLDER_TREE)
+    asked: list[Any] = []
+    errors_of = Contracts._errors_of
+
+    def counted(self: Contracts, path: str, pointer: str, instance: Any) -> list[Any]:
+        asked.append(instance)
+        return errors_of(self, path, pointer, instance)
+
+    monkeypatch.setattr(Contracts, "_errors_of", counted)
+    with_rust = cli(str(tmp_path), "--format", "json", "-q")
+    found = [(f["code"], f["line"]) for f in with_rust.json()["findings"]]
+    assert found == [("DC925", 15)]
+    assert len(asked) == 1  # the run with `broken` alone
+    asked.clear()
+    monkeypatch.setattr(quick, "_module", None)
+    without = cli(str(tmp_path), "--format", "json", "-q")
+    assert len(asked) == 4  # each run of each template
     assert without.json()["findings"] == with_rust.json()["findings"]

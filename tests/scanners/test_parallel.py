@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from drift_check import parallel
+from drift_check import engine, parallel
 from drift_check.facts import Position
 from drift_check.scanners.files import Repo
 from tests.conftest import SHARED, tree_files, write_tree
@@ -167,6 +167,7 @@ def test_a_tree_checked_by_workers_gives_the_same_report(
     alone = cli(tree, "--format", "json")
     monkeypatch.setenv(parallel.JOBS_VARIABLE, "3")
     monkeypatch.setattr(parallel, "LEAST_PER_PART", 2)
+    monkeypatch.setattr(engine, "LEAST_SOURCES_FOR_PARTS", 1)  # the rules on 3 too
     forked = cli(tree, "--format", "json")
     codes = {f["code"] for f in alone.json()["findings"]}
     assert codes == {"DC001", "DC004", "DC606", "DC607", "DC611", "DC702", "DC703"}
@@ -298,6 +299,7 @@ def test_structured_and_by_name_scans_by_workers_are_the_same(
     monkeypatch.setenv(parallel.JOBS_VARIABLE, "2")
     monkeypatch.setattr(parallel, "LEAST_PER_PART", 1)
     monkeypatch.setattr(parallel, "LEAST_PER_LIGHT_PART", 1)
+    monkeypatch.setattr(engine, "LEAST_SOURCES_FOR_PARTS", 1)
     forked = cli(str(tmp_path), "--format", "json")
     codes = {f["code"] for f in alone.json()["findings"]}
     assert {"DC960", "DC961", "DC962"} <= codes and any(c.startswith("DC95") for c in codes)
@@ -333,3 +335,28 @@ def test_batch_numbers_that_do_not_fit_the_pipe_leave_the_work_here(tmp_path: Pa
         assert os.read(take, 100) == b"\0\0\0\1\0\2"
     finally:
         os.close(take)
+
+
+def test_units_are_shared_out_and_come_back_in_order(two_jobs: None) -> None:
+    found = parallel.map_units(_slowly(lambda unit: (unit, os.getpid())), list(range(6)))
+    assert [unit for unit, _ in found] == list(range(6))
+    assert len({pid for _, pid in found}) == 2  # each process took some
+
+
+def test_rules_sharing_a_cache_are_one_unit_the_costliest_first(
+    tmp_path: Path, cli, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    write_tree(tmp_path, tree_files("contract-skills", NAMED))  # type: ignore[arg-type]
+    units: list[list[str]] = []
+
+    def recorded(work, given):  # type: ignore[no-untyped-def]
+        units.extend([r.code for r in unit] for unit in given)
+        return [work(unit) for unit in given]
+
+    monkeypatch.setattr(parallel, "map_units", recorded)
+    monkeypatch.setattr(engine, "LEAST_SOURCES_FOR_PARTS", 1)
+    assert cli(str(tmp_path), "--format", "json").code == 1
+    assert ["DC923", "DC924", "DC925"] in units
+    assert units[0] == ["DC923", "DC924", "DC925"]
+    assert [u[0] for u in units[1:3]] == ["DC921", "DC920"]
+    assert sum(len(u) for u in units) == len({c for u in units for c in u})  # each rule once
