@@ -26,6 +26,7 @@ from drift_check.facts import (
     QuotedMarker,
     ReadGate,
     Registry,
+    SchemaFile,
     Skill,
     SkillMatrix,
     SkillTree,
@@ -143,11 +144,10 @@ def build_facts(config: Config, discovered: Discovered | None = None) -> Facts:
         renamed = agents.agents.values() if contracts.registry is not None else ()
     name_uses = _name_uses(repo, renamed, skills.skills.values())
     kept = _not_skipped(repo, settings)
-    structured, found = _scan_structured(
+    structured, by_name, found = _scan_structured(
         repo, settings, components, agents.paths, skills.paths, kept
     )
     problems += found
-    by_name = _contracts_by_name(repo, settings, structured, kept)
     problems += repo.problems[read_before:]
     directives = _directives(repo)
     forget()  # the scans kept for the scanners: the facts hold what the rules need
@@ -530,6 +530,12 @@ def _not_skipped(repo: Repo, settings: dict[str, Any]) -> list[str]:
     return [f for f in repo.files() if not matches(f, skip)] if skip else repo.files()
 
 
+# A tree of this many files or more has its by-name scans (vocabularies, names, citations)
+# run by a copy of this process while this one scans its structured contracts: a smaller
+# tree's cost less than the copy does.
+LEAST_FILES_FOR_BACKGROUND = 1000
+
+
 def _scan_structured(
     repo: Repo,
     settings: dict[str, Any],
@@ -537,22 +543,32 @@ def _scan_structured(
     agent_paths: list[str],
     skill_paths: list[str],
     kept: list[str],
-) -> tuple[Structured, list[InputProblem]]:
-    """Structured contracts: schemas, the blocks and tables that claim them, their readers
-    (in the files `kept`, those `discovery-skip` leaves)."""
-    from drift_check.scanners.contracts import build_structured
+) -> tuple[Structured, ByName, list[InputProblem]]:
+    """Structured contracts: schemas, the blocks and tables that claim them, their readers;
+    and the contracts by name (in the files `kept`, those `discovery-skip` leaves). The two
+    scans need only the schemas in common: a large tree's run in two processes."""
+    from drift_check.parallel import background
+    from drift_check.scanners.contracts import build_structured, find_schemas
 
     problems: list[InputProblem] = []
-    structured = build_structured(
-        repo,
-        settings,
-        frozenset(p.rsplit("/", 1)[0] for p in skill_paths),
-        agent_paths,
-        frozenset(p.root for p in components.plugins),
-        problems,
-        frozenset(kept),
-    )
-    return structured, problems
+    skill_dirs = frozenset(p.rsplit("/", 1)[0] for p in skill_paths)
+    plugin_roots = frozenset(p.root for p in components.plugins)
+    schemas = find_schemas(repo, settings, skill_dirs, agent_paths, plugin_roots, problems)
+
+    def by_name() -> ByName:
+        return _contracts_by_name(repo, settings, schemas, kept)
+
+    if len(kept) >= LEAST_FILES_FOR_BACKGROUND:
+        later = background(by_name, repo)
+        try:
+            structured = build_structured(repo, settings, skill_dirs, schemas, frozenset(kept))
+        except BaseException:
+            later.abandon()
+            raise
+        # the files it read are learnt after this process's: as when it runs after
+        return structured, later.result(), problems
+    structured = build_structured(repo, settings, skill_dirs, schemas, frozenset(kept))
+    return structured, by_name(), problems
 
 
 def _occurrences(
@@ -580,7 +596,7 @@ class ByName(NamedTuple):
 
 
 def _contracts_by_name(
-    repo: Repo, settings: dict[str, Any], structured: Structured, kept: list[str]
+    repo: Repo, settings: dict[str, Any], schemas: dict[str, SchemaFile], kept: list[str]
 ) -> ByName:
     """State vocabularies, and the skills, agents and code symbols documents name, in the
     files `kept` (those `discovery-skip` leaves; files they cannot read are the repository's
@@ -588,7 +604,7 @@ def _contracts_by_name(
     from drift_check.scanners.references import find_references
     from drift_check.scanners.vocabulary import find_vocabularies
 
-    vocabularies = find_vocabularies(repo, settings, structured.schemas.values(), kept)
+    vocabularies = find_vocabularies(repo, settings, schemas.values(), kept)
     return ByName(vocabularies, *find_references(repo, settings, kept))
 
 

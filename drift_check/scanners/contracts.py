@@ -12,24 +12,23 @@ from drift_check.facts import (
     FieldRead,
     FieldTable,
     InputProblem,
+    SchemaFile,
     Structured,
     StructuredBlock,
 )
 from drift_check.scanners.files import Repo, build_output, matches
 
 
-def build_structured(
+def find_schemas(
     repo: Repo,
     settings: dict[str, Any],
     skill_dirs: frozenset[str],
     agent_paths: Iterable[str],
     plugin_roots: frozenset[str],
     problems: list[InputProblem],
-    kept: frozenset[str] | None = None,
-) -> Structured:
-    """Schemas first; with none (and none configured) only the JSON blocks and templates of
-    the files already read are scanned, for the rules that read them without a schema.
-    `kept`: the tree's files that `discovery-skip` leaves, when known."""
+) -> dict[str, SchemaFile]:
+    """The tree's JSON Schemas, by path (the files `structured-schemas` and `schema-pairs`
+    name, less those `discovery-skip` names), each with its owner."""
     skip = tuple(settings["discovery-skip"])
     configured = [p for p in settings["schema-pairs"].values() if repo.exists(p)]
     schema_paths = [
@@ -37,13 +36,27 @@ def build_structured(
         for p in {*repo.glob(settings["structured-schemas"]), *configured}
         if not (skip and matches(p, skip))
     ]
-    schemas: dict[str, Any] = {}
-    if schema_paths:
-        from drift_check.scanners.schemas import scan_schemas
+    if not schema_paths:
+        return {}
+    from drift_check.scanners.schemas import scan_schemas
 
-        schemas = scan_schemas(
-            repo, schema_paths, skill_dirs, agent_paths, plugin_roots, settings, problems
-        )
+    return scan_schemas(
+        repo, schema_paths, skill_dirs, agent_paths, plugin_roots, settings, problems
+    )
+
+
+def build_structured(
+    repo: Repo,
+    settings: dict[str, Any],
+    skill_dirs: frozenset[str],
+    schemas: dict[str, SchemaFile],
+    kept: frozenset[str] | None = None,
+) -> Structured:
+    """The structured blocks, field tables and field reads of the tree, paired with its
+    `schemas` (`find_schemas`); with none (and none configured) only the JSON blocks and
+    templates of the files already read are scanned, for the rules that read them without a
+    schema. `kept`: the tree's files that `discovery-skip` leaves, when known."""
+    skip = tuple(settings["discovery-skip"])
     markdown = {p for p in repo.sources() if p.endswith(".md")}
     if schemas:
         # every skill's documents: templates and examples sit beside SKILL.md

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from drift_check import engine, parallel
+from drift_check import engine, parallel, scanners
 from drift_check.facts import Position
 from drift_check.scanners.files import Repo
 from tests.conftest import SHARED, tree_files, write_tree
@@ -300,6 +300,7 @@ def test_structured_and_by_name_scans_by_workers_are_the_same(
     monkeypatch.setattr(parallel, "LEAST_PER_PART", 1)
     monkeypatch.setattr(parallel, "LEAST_PER_LIGHT_PART", 1)
     monkeypatch.setattr(engine, "LEAST_SOURCES_FOR_PARTS", 1)
+    monkeypatch.setattr(scanners, "LEAST_FILES_FOR_BACKGROUND", 1)  # by-name scans apart
     forked = cli(str(tmp_path), "--format", "json")
     codes = {f["code"] for f in alone.json()["findings"]}
     assert {"DC960", "DC961", "DC962"} <= codes and any(c.startswith("DC95") for c in codes)
@@ -360,3 +361,57 @@ def test_rules_sharing_a_cache_are_one_unit_the_costliest_first(
     assert units[0] == ["DC923", "DC924", "DC925"]
     assert [u[0] for u in units[1:3]] == ["DC921", "DC920"]
     assert sum(len(u) for u in units) == len({c for u in units for c in u})  # each rule once
+
+
+def test_background_work_reads_and_the_repository_learns_it(tmp_path: Path, two_jobs: None) -> None:
+    """Work in a copy of this process: its result, and the files it read (a file read
+    here meanwhile keeps this process's source), while this process's scans take one
+    core fewer."""
+    write_tree(tmp_path, {"a.md": "a\n", "b.md": "b\n"})
+    (tmp_path / "bad.md").write_bytes(b"\xff\n")
+    repo = Repo(str(tmp_path))
+    repo.files()
+
+    def work() -> tuple[int, list[str]]:
+        texts = [s.text for p in ("a.md", "b.md", "bad.md") if (s := repo.read(p))]
+        return os.getpid(), texts
+
+    later = parallel.background(work, repo)
+    assert set(parallel.map_files(lambda _: os.getpid(), list(range(50)), repo)) == {os.getpid()}
+    mine = repo.read("a.md")
+    pid, texts = later.result()
+    assert pid != os.getpid() and texts == ["a\n", "b\n"]
+    assert sorted(repo.sources()) == ["a.md", "b.md"] and repo.sources()["a.md"] is mine
+    assert [p.position.path for p in repo.problems] == ["bad.md"]
+    assert len(set(parallel.map_files(_slowly(lambda _: os.getpid()), list(range(8)), repo))) == 2
+
+
+def test_background_work_that_fails_is_done_here(tmp_path: Path, two_jobs: None) -> None:
+    parent = os.getpid()
+
+    def work() -> int:
+        if os.getpid() != parent:
+            raise RuntimeError("the copy's failure")
+        return 7
+
+    assert parallel.background(work, Repo(str(tmp_path))).result() == 7
+
+
+def test_background_work_without_a_free_core_is_done_when_asked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(parallel.JOBS_VARIABLE, "1")
+    done: list[int] = []
+    later = parallel.background(lambda: done.append(os.getpid()) or len(done), Repo(str(tmp_path)))
+    assert done == []
+    assert later.result() == 1 and done == [os.getpid()]
+
+
+def test_abandoned_background_work_is_stopped(tmp_path: Path, two_jobs: None) -> None:
+    later = parallel.background(lambda: time.sleep(30), Repo(str(tmp_path)))
+    assert later._worker is not None
+    pid = later._worker[0]
+    later.abandon()
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)  # stopped and reaped
+    assert parallel._free() == 2
