@@ -220,16 +220,15 @@ def _portable_instance(instance: Any, texts: bool) -> bool:
     """Whether an instance holds finite numbers, integers a double holds exactly, and
     (`texts`: where a pattern may read them) only printable ASCII text, keys too (NUL, which
     no class of either engine holds, stands in our placeholders)."""
+    strings: list[Any] = []  # every text and key, looked at together
     todo = [instance]
     while todo:
         node = todo.pop()
         kind = type(node)
         if kind is str:
-            if texts and not _printable(node):
-                return False
+            strings.append(node)
         elif kind is dict:
-            if texts and not all(type(k) is str and _printable(k) for k in node):
-                return False
+            strings.extend(node)
             todo.extend(node.values())
         elif kind is list:
             todo.extend(node)
@@ -241,7 +240,12 @@ def _portable_instance(instance: Any, texts: bool) -> bool:
                 return False
         elif node is not None and kind is not bool:
             return False
-    return True
+    if not texts:
+        return True
+    try:
+        return _printable("".join(strings))
+    except TypeError:  # a key that is not a text
+        return False
 
 
 def _printable(text: str) -> bool:

@@ -26,7 +26,6 @@ from drift_check.facts import (
     QuotedMarker,
     ReadGate,
     Registry,
-    SchemaFile,
     Skill,
     SkillMatrix,
     SkillTree,
@@ -530,8 +529,8 @@ def _not_skipped(repo: Repo, settings: dict[str, Any]) -> list[str]:
     return [f for f in repo.files() if not matches(f, skip)] if skip else repo.files()
 
 
-# A tree of this many files or more has its by-name scans (vocabularies, names, citations)
-# run by a copy of this process while this one scans its structured contracts: a smaller
+# A tree of this many files or more has its vocabularies found by a copy of this process
+# while this one scans its structured contracts and the names documents give: a smaller
 # tree's cost less than the copy does.
 LEAST_FILES_FOR_BACKGROUND = 1000
 
@@ -545,30 +544,35 @@ def _scan_structured(
     kept: list[str],
 ) -> tuple[Structured, ByName, list[InputProblem]]:
     """Structured contracts: schemas, the blocks and tables that claim them, their readers;
-    and the contracts by name (in the files `kept`, those `discovery-skip` leaves). The two
-    scans need only the schemas in common: a large tree's run in two processes."""
+    and the contracts by name: state vocabularies, and the skills, agents and code symbols
+    documents name (in the files `kept`, those `discovery-skip` leaves; files they cannot
+    read are the repository's problems). The scans need only the schemas in common: a large
+    tree's vocabularies are found in another process meanwhile."""
     from drift_check.parallel import background
     from drift_check.scanners.contracts import build_structured, find_schemas
+    from drift_check.scanners.references import find_references
+    from drift_check.scanners.vocabulary import find_vocabularies
 
     problems: list[InputProblem] = []
     skill_dirs = frozenset(p.rsplit("/", 1)[0] for p in skill_paths)
     plugin_roots = frozenset(p.root for p in components.plugins)
     schemas = find_schemas(repo, settings, skill_dirs, agent_paths, plugin_roots, problems)
 
-    def by_name() -> ByName:
-        return _contracts_by_name(repo, settings, schemas, kept)
+    def vocabularies() -> tuple[Vocabulary, ...]:
+        return find_vocabularies(repo, settings, schemas.values(), kept)
 
-    if len(kept) >= LEAST_FILES_FOR_BACKGROUND:
-        later = background(by_name, repo)
-        try:
-            structured = build_structured(repo, settings, skill_dirs, schemas, frozenset(kept))
-        except BaseException:
-            later.abandon()
-            raise
-        # the files it read are learnt after this process's: as when it runs after
-        return structured, later.result(), problems
-    structured = build_structured(repo, settings, skill_dirs, schemas, frozenset(kept))
-    return structured, by_name(), problems
+    if len(kept) < LEAST_FILES_FOR_BACKGROUND:
+        structured = build_structured(repo, settings, skill_dirs, schemas, frozenset(kept))
+        found = vocabularies()
+        return structured, ByName(found, *find_references(repo, settings, kept)), problems
+    later = background(vocabularies, repo)
+    try:
+        structured = build_structured(repo, settings, skill_dirs, schemas, frozenset(kept))
+        references = find_references(repo, settings, kept)
+    except BaseException:
+        later.abandon()
+        raise
+    return structured, ByName(later.result(), *references), problems
 
 
 def _occurrences(
@@ -593,19 +597,6 @@ class ByName(NamedTuple):
     references: tuple[NameReference, ...]
     citations: tuple[Citation, ...]
     modules: dict[str, PythonModule]
-
-
-def _contracts_by_name(
-    repo: Repo, settings: dict[str, Any], schemas: dict[str, SchemaFile], kept: list[str]
-) -> ByName:
-    """State vocabularies, and the skills, agents and code symbols documents name, in the
-    files `kept` (those `discovery-skip` leaves; files they cannot read are the repository's
-    problems)."""
-    from drift_check.scanners.references import find_references
-    from drift_check.scanners.vocabulary import find_vocabularies
-
-    vocabularies = find_vocabularies(repo, settings, schemas.values(), kept)
-    return ByName(vocabularies, *find_references(repo, settings, kept))
 
 
 def _name_uses(
