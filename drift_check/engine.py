@@ -109,21 +109,32 @@ def _findings(facts: Facts, rules: list[Rule]) -> list[list[Finding]]:
     """The findings of `rules` over the facts, by unit of work: the rules that share a
     cache are one unit, every other rule its own. A large tree's units run on every core,
     the costliest first."""
+    from drift_check.parallel import in_worker, map_units
+
     severities = facts.config.severities
 
     def work(unit: list[Rule]) -> list[Finding]:
-        return [f for r in unit for f in r.findings(facts, severities.get(r.code))]
+        found = [f for r in unit for f in r.findings(facts, severities.get(r.code))]
+        return [_sendable(f) for f in found] if in_worker() else found
 
     units: dict[str, list[Rule]] = {}
     for r in rules:
         units.setdefault(r.shares or r.code, []).append(r)
     if len(facts.sources) < LEAST_SOURCES_FOR_PARTS:
         return [work(unit) for unit in units.values()]
-    from drift_check.parallel import map_units
-
     rank = {code: i for i, code in enumerate(COSTLY_FIRST)}
     order = sorted(units.values(), key=lambda u: min(rank.get(r.code, len(rank)) for r in u))
     return map_units(work, order)
+
+
+def _sendable(finding: Finding) -> Finding:
+    """A finding as a worker sends it: a fix's edits worked out (a function that would
+    work them out when asked, as most fixes hold, cannot be sent; it gives the same edits
+    here, from the same facts)."""
+    fix = finding.fix
+    if fix is None or not callable(fix.edits):
+        return finding
+    return finding._replace(fix=fix._replace(edits=fix.resolve()))
 
 
 class _Clock:

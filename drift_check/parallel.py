@@ -187,6 +187,12 @@ def _free() -> int:
 _in_worker = False  # this process is a worker
 
 
+def in_worker() -> bool:
+    """Whether this process is a worker (what it returns is sent to the process that
+    started it)."""
+    return _in_worker
+
+
 BATCH = 16  # files a batch holds at most (fewer for a short list)
 MAX_BATCHES = 16384  # two bytes each: what a pipe holds before it is read
 

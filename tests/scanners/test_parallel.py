@@ -415,3 +415,34 @@ def test_abandoned_background_work_is_stopped(tmp_path: Path, two_jobs: None) ->
     with pytest.raises(ChildProcessError):
         os.waitpid(pid, os.WNOHANG)  # stopped and reaped
     assert parallel._free() == 2
+
+
+def test_rules_run_by_a_worker_send_their_fixes(
+    tmp_path: Path, cli, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    """A fix whose edits are worked out when asked (a function, which cannot be sent) comes
+    back from a worker with its edits worked out there: the worker's units are not redone
+    here, and `--diff` shows what one process shows."""
+    tree = str(_tree(tmp_path))
+    monkeypatch.setenv(parallel.JOBS_VARIABLE, "1")
+    alone = cli(tree, "--diff", "--unsafe-fixes")
+    monkeypatch.setenv(parallel.JOBS_VARIABLE, "2")
+    monkeypatch.setattr(engine, "LEAST_SOURCES_FOR_PARTS", 1)
+    finished: list[object] = []
+    finish = parallel._finish
+
+    def recorded(worker, repo):  # type: ignore[no-untyped-def]
+        found = finish(worker, repo)
+        finished.append(found)
+        return found
+
+    monkeypatch.setattr(parallel, "_finish", recorded)
+    parent, claims = os.getpid(), parallel._claims
+    # the worker takes every unit (and batch): this process takes none
+    monkeypatch.setattr(
+        parallel, "_claims", lambda take: claims(take) if os.getpid() != parent else iter(())
+    )
+    forked = cli(tree, "--diff", "--unsafe-fixes")
+    assert "+description: 'Use when 10: now'" in alone.out
+    assert (forked.code, forked.out) == (alone.code, alone.out)
+    assert finished and None not in finished  # every worker's results were taken
