@@ -1,16 +1,21 @@
-"""Every core for the per-file scans of a large tree.
+"""Every core for the per-file scans of a large tree, and for its rules.
 
 The files of a scan are cut into small batches, and this process and forked copies of it
 take the next batch not taken yet until none is left, so that they finish about together
-whatever each batch costs. A worker writes each batch's results as soon as it has them
-(sending them costs about a quarter of making them, and is shared out with the batches
-that way), then what it read (each file's digest and the problems reading it met). The
-results come back in the order of the files, the repository learns what the workers read,
-and the facts are the ones a single process builds.
+whatever each batch costs (`map_files`; `map_units` does the same for a few costly units of
+work, one at a time: the rules' units). A worker writes each batch's results as soon as it
+has them (sending them costs about a quarter of making them, and is shared out with the
+batches that way), then what it read (each file's digest and the problems reading it met).
+The results come back in the order of the files, the repository learns what the workers
+read, and the facts are the ones a single process builds. `background` starts one piece of
+work in a copy while this process goes on (the vocabularies beside the structured scan);
+the copy holds a core until its result is taken.
 
 This process does all of it for a short list, where `os.fork` is missing (Windows) or unsafe
 (macOS), when the repository has texts standing in for files (`--fix` checking its edits),
-with `DRIFT_CHECK_JOBS=1`, and for any batch whose worker fails.
+with `DRIFT_CHECK_JOBS=1`, and for any batch whose worker fails. A failed worker is silent:
+the output is the same, only slower; a new stage should check that its workers' results
+come back (`tests/scanners/test_parallel.py` makes a worker take every unit).
 """
 
 from __future__ import annotations
