@@ -237,6 +237,8 @@ def _check(o: Options) -> int:
 
     phases: dict[str, float] | None = {} if o.verbose else None
     started = perf_counter()
+    if (parallel := sys.modules.get("drift_check.parallel")) is not None:
+        parallel.counts.update(started=0, redone=0)  # this run's (`--watch` runs again)
     excludes = {"exclude": _patterns(o.exclude), "extend-exclude": _patterns(o.extend_exclude)}
     extend_select = _codes(o.extend_select, "--extend-select")
     command_line = CommandLine(o.preset, {k: v for k, v in excludes.items() if v}, extend_select)
@@ -339,6 +341,10 @@ def _check(o: Options) -> int:
         phases["report"] = perf_counter() - reporting
         timings = ", ".join(f"{name} {1000 * t:.0f} ms" for name, t in phases.items())
         click.echo(f"drift-check: time: {timings}", err=True)
+        parallel = sys.modules.get("drift_check.parallel")
+        if parallel is not None and parallel.counts["started"]:
+            started, redone = parallel.counts["started"], parallel.counts["redone"]
+            click.echo(f"drift-check: workers: {started} started, {redone} redone here", err=True)
     _write_json_report(o.json_report, report)
     failing = any(f.severity != "info" for f in report.findings)  # info never fails a run
     if write_failed:

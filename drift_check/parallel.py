@@ -111,6 +111,8 @@ def _map(
         os.close(take)
     for worker in workers:
         found = _finish(worker, repo)
+        if found is None and worker is not None:
+            counts["redone"] += 1
         if found is not None:  # else this process works the batches the worker took
             theirs, reads = found
             done.update(theirs)
@@ -141,6 +143,7 @@ class Background:
         _busy -= 1
         found = _finish(worker, self._repo)
         if found is None:
+            counts["redone"] += 1
             return self._work()
         theirs, reads = found
         self._repo.learn(reads)
@@ -190,6 +193,9 @@ def _free() -> int:
 
 
 _in_worker = False  # this process is a worker
+# workers started in this run, and those whose results were not taken (their work was done
+# here again: the same output, later); `--verbose` says both
+counts = {"started": 0, "redone": 0}
 
 
 def in_worker() -> bool:
@@ -292,6 +298,7 @@ def _start(
         os.close(out)
         return None
     if pid:
+        counts["started"] += 1
         return pid, out
     # the worker: never returns, never runs the parent's exit handlers or flushes its buffers
     global _in_worker

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import os
 import pickle
+import re
 import sys
 import time
 from pathlib import Path
@@ -446,3 +447,30 @@ def test_rules_run_by_a_worker_send_their_fixes(
     assert "+description: 'Use when 10: now'" in alone.out
     assert (forked.code, forked.out) == (alone.code, alone.out)
     assert finished and None not in finished  # every worker's results were taken
+
+
+def test_verbose_says_how_many_workers_ran_and_were_redone(
+    tmp_path: Path, cli, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    tree = str(_tree(tmp_path))
+    monkeypatch.setenv(parallel.JOBS_VARIABLE, "2")
+    monkeypatch.setattr(parallel, "LEAST_PER_PART", 2)
+    ran = cli(tree, "--verbose")
+    assert re.search(r"^drift-check: workers: [1-9]\d* started, 0 redone here$", ran.err, re.M)
+    parent, start = os.getpid(), parallel._start
+
+    def failing(work, batches, take, repo):  # type: ignore[no-untyped-def]
+        def fail(item):  # type: ignore[no-untyped-def]
+            if os.getpid() != parent:
+                raise RuntimeError("a worker's failure")
+            return work(item)
+
+        return start(fail, batches, take, repo)
+
+    monkeypatch.setattr(parallel, "_start", failing)
+    again = cli(tree, "--verbose")
+    counts = re.search(r"^drift-check: workers: (\d+) started, (\d+) redone here$", again.err, re.M)
+    assert counts is not None and counts.group(1) == counts.group(2) != "0"
+    assert again.out == ran.out
+    monkeypatch.setenv(parallel.JOBS_VARIABLE, "1")
+    assert "workers:" not in cli(tree, "--verbose").err  # none started
