@@ -340,11 +340,11 @@ def _check(o: Options) -> int:
     if phases is not None:
         phases["report"] = perf_counter() - reporting
         timings = ", ".join(f"{name} {1000 * t:.0f} ms" for name, t in phases.items())
-        click.echo(f"drift-check: time: {timings}", err=True)
         parallel = sys.modules.get("drift_check.parallel")
         if parallel is not None and parallel.counts["started"]:
             started, redone = parallel.counts["started"], parallel.counts["redone"]
             click.echo(f"drift-check: workers: {started} started, {redone} redone here", err=True)
+        click.echo(f"drift-check: time: {timings}", err=True)  # the last line
     _write_json_report(o.json_report, report)
     failing = any(f.severity != "info" for f in report.findings)  # info never fails a run
     if write_failed:
