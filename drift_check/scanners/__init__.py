@@ -562,12 +562,12 @@ def _scan_structured(
         return find_vocabularies(repo, settings, schemas.values(), kept)
 
     if len(kept) < LEAST_FILES_FOR_BACKGROUND:
-        structured = build_structured(repo, settings, skill_dirs, schemas, frozenset(kept))
+        structured = build_structured(repo, settings, skill_dirs, schemas, kept)
         found = vocabularies()
         return structured, ByName(found, *find_references(repo, settings, kept)), problems
     later = background(vocabularies, repo)
     try:
-        structured = build_structured(repo, settings, skill_dirs, schemas, frozenset(kept))
+        structured = build_structured(repo, settings, skill_dirs, schemas, kept)
         references = find_references(repo, settings, kept)
     except BaseException:
         later.abandon()

@@ -50,13 +50,12 @@ def build_structured(
     settings: dict[str, Any],
     skill_dirs: frozenset[str],
     schemas: dict[str, SchemaFile],
-    kept: frozenset[str] | None = None,
+    kept: list[str],
 ) -> Structured:
     """The structured blocks, field tables and field reads of the tree, paired with its
     `schemas` (`find_schemas`); with none (and none configured) only the JSON blocks and
     templates of the files already read are scanned, for the rules that read them without a
-    schema. `kept`: the tree's files that `discovery-skip` leaves, when known."""
-    skip = tuple(settings["discovery-skip"])
+    schema. `kept`: the tree's files that `discovery-skip` leaves."""
     markdown = {p for p in repo.sources() if p.endswith(".md")}
     if schemas:
         # every skill's documents: templates and examples sit beside SKILL.md
@@ -67,10 +66,7 @@ def build_structured(
         markdown.update(p for p in repo.files() if p.endswith(".md") and p.startswith(prefixes))
         globs = [k.partition(" in ")[2].strip() for k in settings["schema-pairs"]]
         markdown.update(p for p in repo.glob([g for g in globs if g]) if p.endswith(".md"))
-    if kept is None:
-        paths = sorted(p for p in markdown if not (skip and matches(p, skip)))
-    else:  # every Markdown file read or found is a file of the tree
-        paths = sorted(markdown.intersection(kept))
+    paths = sorted(markdown.intersection(kept))  # each read or found is a file of the tree
     if not paths:
         return EMPTY_STRUCTURED
     from drift_check.parallel import map_files
@@ -121,11 +117,7 @@ def build_structured(
     if by_name:
         from drift_check.scanners.code_reads import CODE_SUFFIXES, code_reads
 
-        code = [
-            p
-            for p in repo.files()
-            if p.endswith(CODE_SUFFIXES) and not (skip and matches(p, skip)) and not build_output(p)
-        ]
+        code = [p for p in kept if p.endswith(CODE_SUFFIXES) and not build_output(p)]
         read = (repo.read(p) for p in code)
         sources = [s for s in read if s is not None and not build_output(s.path, s.text)]
         reads.extend(code_reads(sources, by_name))

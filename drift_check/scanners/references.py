@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from drift_check.facts import Citation, NameReference, Position, PythonModule, Source
-from drift_check.scanners.files import Repo, matches
+from drift_check.scanners.files import Repo
 from drift_check.scanners.patterns import lazy
 
 # `Skill("x")`, `Skill('x')`, `Skill(skill="x", args=...)`, also with escaped quotes
@@ -62,17 +62,14 @@ _AFTER = lazy(r"\A`?\)?[ \t]*[,:" + _DASHES + r"]?[ \t]*\(?`" + _IDENT + r"`")
 
 
 def find_references(
-    repo: Repo, settings: dict[str, Any], files: list[str] | None = None
+    repo: Repo, settings: dict[str, Any], files: list[str]
 ) -> tuple[tuple[NameReference, ...], tuple[Citation, ...], dict[str, PythonModule]]:
     """Every skill and spawner named in the tree's Markdown, every citation of a Python
     file of the tree, and what the cited files define. `files`: the tree's files less
-    those `discovery-skip` names, when known."""
+    those `discovery-skip` names."""
     from drift_check.parallel import map_files
 
-    skip = tuple(settings["discovery-skip"])
     existing = repo.existing()
-    if files is None:
-        files = [f for f in repo.files() if not (skip and matches(f, skip))]
     paths = [p for p in files if p.endswith(".md")]
     found = [
         f for f in map_files(lambda p: _named(repo, p, existing), paths, repo, light=True) if f

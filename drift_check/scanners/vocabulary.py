@@ -174,17 +174,15 @@ class _Group:
 def find_vocabularies(
     repo: Repo,
     settings: dict[str, Any],
-    schemas: Iterable[SchemaFile] = (),
-    files: list[str] | None = None,
+    schemas: Iterable[SchemaFile],
+    files: list[str],
 ) -> tuple[Vocabulary, ...]:
     """Every vocabulary of the tree: zero-config shapes, then the `vocabularies` setting.
     `schemas` are the tree's JSON Schemas as the structured-contract scan read them; `files`
-    the tree's files less those `discovery-skip` names, when known."""
+    the tree's files less those `discovery-skip` names."""
     from drift_check.parallel import map_files
 
     skip = tuple(settings["discovery-skip"])
-    if files is None:
-        files = [f for f in repo.files() if not (skip and matches(f, skip))]
     definitions: list[Definition] = []
     blocks: list[Block] = []
     pending: list[RawBlock] = []
