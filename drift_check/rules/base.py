@@ -1,6 +1,5 @@
 """What a rule is: metadata next to its check, and the findings it yields."""
 
-import inspect
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -69,6 +68,8 @@ class Rule(NamedTuple):
 
     @property
     def _doc(self) -> tuple[str, str]:
+        import inspect  # not at start-up: only `explain`, `rules`, docs and reports ask
+
         summary, _, explanation = inspect.cleandoc(self.check.__doc__ or "").partition("\n\n")
         return " ".join(summary.split()), explanation.strip()
 
@@ -82,10 +83,14 @@ class Rule(NamedTuple):
 
     @property
     def failing(self) -> str:
+        import inspect
+
         return inspect.cleandoc(self.failing_example)
 
     @property
     def passing(self) -> str:
+        import inspect
+
         return inspect.cleandoc(self.passing_example)
 
     def findings(
