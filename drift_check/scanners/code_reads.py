@@ -17,6 +17,7 @@ import re
 from collections.abc import Iterable
 
 from drift_check.facts import FieldRead, Position, Source
+from drift_check.scanners.pystrings import python_tree
 
 CODE_SUFFIXES = (".py", ".ts", ".tsx", ".js", ".mjs", ".cjs")
 _PART = re.compile(r"[A-Za-z_$][\w$]*|\"[^\"\n]+\"|'[^'\n]+'")
@@ -37,9 +38,8 @@ def code_reads(sources: Iterable[Source], names: Iterable[str]) -> list[FieldRea
 
 
 def _python(source: Source, names: list[str]) -> list[FieldRead]:
-    try:
-        tree = ast.parse(source.text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    tree = python_tree(source)
+    if tree is None:
         return []
     bound: dict[str, str] = {}  # variable -> block name
     for node in ast.walk(tree):

@@ -57,7 +57,7 @@ def python_literals(source: Source, problems: list[InputProblem]) -> tuple[Strin
     file that does not parse is a problem and has none."""
     text = source.text
     try:
-        _parse(text, source.path)
+        parse_python(text, source.path)
     except (SyntaxError, ValueError) as exc:
         found = _newer_fstrings(text) if sys.version_info < (3, 12) else None
         if found is not None:
@@ -93,11 +93,22 @@ def python_literals(source: Source, problems: list[InputProblem]) -> tuple[Strin
     return _literals(source, found)
 
 
-def _parse(text: str, path: str) -> None:
-    """Parse, or raise: what Python warns of (an invalid escape) is the file's business."""
+def parse_python(text: str, path: str) -> ast.Module:
+    """The module's syntax tree, or SyntaxError, ValueError, RecursionError, MemoryError.
+    What Python warns of (an invalid escape: a SyntaxWarning printed to stderr from Python
+    3.12) is the file's business, never drift-check's output."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        ast.parse(text, path)
+        return ast.parse(text, path)
+
+
+def python_tree(source: Source) -> ast.Module | None:
+    """The syntax tree of a Python file; None when it does not parse (repository code may be
+    Python 2, a template, or broken on purpose)."""
+    try:
+        return parse_python(source.text, source.path)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
 
 
 def _lex(text: str, fstrings: list[tuple[int, int]]) -> Found:
@@ -138,7 +149,7 @@ def _newer_fstrings(text: str) -> Found | None:
         last = end
     masked.append(text[last:])
     try:
-        _parse("".join(masked), "")
+        parse_python("".join(masked), "")
     except (SyntaxError, RecursionError, MemoryError, ValueError):
         return None
     return found

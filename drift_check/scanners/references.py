@@ -19,6 +19,7 @@ from typing import Any
 from drift_check.facts import Citation, NameReference, Position, PythonModule, Source
 from drift_check.scanners.files import Repo
 from drift_check.scanners.patterns import lazy
+from drift_check.scanners.pystrings import python_tree
 
 # `Skill("x")`, `Skill('x')`, `Skill(skill="x", args=...)`, also with escaped quotes
 _SKILL_CALL = lazy(
@@ -288,9 +289,8 @@ def _expected(text: str, start: int, end: int, target: str) -> str:
 def python_module(source: Source) -> PythonModule:
     """What a Python file defines at the top level (and in its classes), with lines."""
     line_count = source.text.count("\n") + (0 if source.text.endswith("\n") else 1)
-    try:
-        tree = ast.parse(source.text, filename=source.path)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    tree = python_tree(source)
+    if tree is None:
         return PythonModule(source.path, {}, line_count, False)
     symbols: dict[str, int] = {}
     closed: set[str] = set()

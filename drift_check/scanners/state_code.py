@@ -16,6 +16,7 @@ import re
 from drift_check.facts import Position, Source, StateList, StateName
 from drift_check.records import NamedTuple
 from drift_check.scanners.patterns import lazy
+from drift_check.scanners.pystrings import python_tree
 
 # a state name: a word (any script), then word characters, dots or hyphens
 STATE_SHAPE = lazy(r"[^\W\d][\w.-]*\Z")
@@ -141,9 +142,8 @@ def _field_of(node: ast.AST, aliases: dict[str, str]) -> str | None:
 def python_lists(source: Source) -> list[CodeList]:
     """Definitions and branches of state names in a Python file; none when it does not
     parse (repository code may be Python 2, a template, or broken on purpose)."""
-    try:
-        tree = ast.parse(source.text, filename=source.path)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    tree = python_tree(source)
+    if tree is None:
         return []
     reader = _Reader(source)
     # string constants a branch compares with; any other use of a state name produces it
