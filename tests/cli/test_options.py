@@ -64,6 +64,7 @@ def _click_reading(args: list[str]) -> dict[str, Any] | None:
     return dict(ctx.params)
 
 
+@pytest.mark.slow
 @settings(
     max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
