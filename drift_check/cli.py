@@ -78,7 +78,8 @@ def _isatty(stream: IO[str]) -> bool:
 
 
 class Options(NamedTuple):
-    """The main command's arguments, as click passes them, and the project its paths name."""
+    """The main command's arguments, named as in `drift_check.options`, and the project its
+    paths name."""
 
     path: str  # the project's root
     project: Project

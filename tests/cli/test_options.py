@@ -149,3 +149,21 @@ def test_the_version_is_said_as_click_says_it(capsys: pytest.CaptureFixture[str]
     by_click = capsys.readouterr()
     assert main(["--version"]) == 0
     assert capsys.readouterr() == by_click
+
+
+def test_a_reader_that_goes_away_ends_the_run_quietly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from drift_check.cli import main
+
+    skill = tmp_path / "skills" / "demo" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text("---\nname: other\ndescription: Use when testing.\n---\n")
+
+    class Closed(io.StringIO):  # stdout piped into a reader that has gone (`| head`)
+        def write(self, text: str) -> int:
+            raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(sys, "stdout", Closed())
+    assert main([str(tmp_path), "-q"]) == 1  # as click ends it: exit 1, nothing said
+    assert capsys.readouterr().err == ""
