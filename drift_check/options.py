@@ -31,50 +31,38 @@ class Option(NamedTuple):
 
 FORMATS = ("text", "json", "github", "sarif", "html", "markdown")
 
-CONFIG = Option(
-    ("--config",),
-    "config_file",
-    "Read this .drift-check.yaml or pyproject.toml.",
-    "value",
-    "FILE",
-    file=True,
+
+def _dest(flags: tuple[str, ...]) -> str:
+    return flags[0].lstrip("-").replace("-", "_")  # `--exit-zero`: `exit_zero`, as click
+
+
+def _flag(*flags: str, help: str) -> Option:
+    return Option(flags, _dest(flags), help)
+
+
+def _many(flag: str, metavar: str, help: str) -> Option:
+    return Option((flag,), _dest((flag,)), help, "values", metavar)
+
+
+def _file(*flags: str, help: str, dest: str = "") -> Option:
+    return Option(flags, dest or _dest(flags), help, "value", "FILE", file=True)
+
+
+CONFIG = _file(
+    "--config", dest="config_file", help="Read this .drift-check.yaml or pyproject.toml."
 )
 PRESET = Option(
-    ("--preset",),
-    "preset",
-    "Use this pack (or pack file) instead of discovery's.",
-    "value",
-    "NAME",
+    ("--preset",), "preset", "Use this pack (or pack file) instead of discovery's.", "value", "NAME"
 )
 
 # in the order `-h` lists them
 CHECK_OPTIONS: tuple[Option, ...] = (
-    Option(
-        ("--select",), "select", "Only these codes or prefixes (comma list).", "values", "CODES"
-    ),
-    Option(
-        ("--extend-select",),
-        "extend_select",
-        "Add these codes or prefixes to the selection.",
-        "values",
-        "CODES",
-    ),
-    Option(("--ignore",), "ignore", "Skip these codes or prefixes.", "values", "CODES"),
+    _many("--select", "CODES", "Only these codes or prefixes (comma list)."),
+    _many("--extend-select", "CODES", "Add these codes or prefixes to the selection."),
+    _many("--ignore", "CODES", "Skip these codes or prefixes."),
     PRESET,
-    Option(
-        ("--exclude",),
-        "exclude",
-        "Files never read (replaces the `exclude` setting).",
-        "values",
-        "PATTERN",
-    ),
-    Option(
-        ("--extend-exclude",),
-        "extend_exclude",
-        "Files never read, added to `exclude`.",
-        "values",
-        "PATTERN",
-    ),
+    _many("--exclude", "PATTERN", "Files never read (replaces the `exclude` setting)."),
+    _many("--extend-exclude", "PATTERN", "Files never read, added to `exclude`."),
     CONFIG,
     Option(
         ("--format", "--output-format"),
@@ -85,51 +73,19 @@ CHECK_OPTIONS: tuple[Option, ...] = (
         FORMATS,
         "text",
     ),
-    Option(("--output", "-o"), "output", "Write the report to FILE.", "value", "FILE", file=True),
-    Option(
-        ("--json-report",),
-        "json_report",
-        "Also write the JSON report to FILE, whatever --format prints.",
-        "value",
-        "FILE",
-        file=True,
-    ),
-    Option(("--statistics",), "statistics", "Print a count per rule instead of findings."),
-    Option(("--exit-zero",), "exit_zero", "Exit 0 even with findings (errors still exit 2)."),
-    Option(("--fix",), "fix", "Apply the safe fixes, then report what is left."),
-    Option(
-        ("--unsafe-fixes",),
-        "unsafe_fixes",
-        "Unsafe fixes too: applied with --fix, else marked [*].",
-    ),
-    Option(("--diff",), "diff", "Print the fixes as a unified diff; write nothing."),
-    Option(("--show-fixes",), "show_fixes", "List the fixes applied (--fix) or available."),
-    Option(("--show-files",), "show_files", "List the files read, with their kind, and exit."),
-    Option(("--show-settings",), "show_settings", "Print the resolved configuration and exit."),
-    Option(
-        ("--baseline",),
-        "baseline_file",
-        "Report only findings not recorded in FILE.",
-        "value",
-        "FILE",
-        file=True,
-    ),
-    Option(
-        ("--baseline-write",),
-        "baseline_out",
-        "Record the findings in FILE and exit 0.",
-        "value",
-        "FILE",
-        file=True,
-    ),
-    Option(
-        ("--summary",),
-        "summary",
-        "Also append a Markdown summary to FILE ($GITHUB_STEP_SUMMARY).",
-        "value",
-        "FILE",
-        file=True,
-    ),
+    _file("--output", "-o", help="Write the report to FILE."),
+    _file("--json-report", help="Also write the JSON report to FILE, whatever --format prints."),
+    _flag("--statistics", help="Print a count per rule instead of findings."),
+    _flag("--exit-zero", help="Exit 0 even with findings (errors still exit 2)."),
+    _flag("--fix", help="Apply the safe fixes, then report what is left."),
+    _flag("--unsafe-fixes", help="Unsafe fixes too: applied with --fix, else marked [*]."),
+    _flag("--diff", help="Print the fixes as a unified diff; write nothing."),
+    _flag("--show-fixes", help="List the fixes applied (--fix) or available."),
+    _flag("--show-files", help="List the files read, with their kind, and exit."),
+    _flag("--show-settings", help="Print the resolved configuration and exit."),
+    _file("--baseline", dest="baseline_file", help="Report only findings not recorded in FILE."),
+    _file("--baseline-write", dest="baseline_out", help="Record the findings in FILE and exit 0."),
+    _file("--summary", help="Also append a Markdown summary to FILE ($GITHUB_STEP_SUMMARY)."),
     Option(
         ("--color",),
         "color",
@@ -139,9 +95,9 @@ CHECK_OPTIONS: tuple[Option, ...] = (
         ("auto", "always", "never"),
         "auto",
     ),
-    Option(("--quiet", "-q"), "quiet", "Do not print which packs were used."),
-    Option(("--verbose", "-v"), "verbose", "Print config, packs, files read and timings."),
-    Option(("--watch",), "watch", "Check again on every change in the project."),
+    _flag("--quiet", "-q", help="Do not print which packs were used."),
+    _flag("--verbose", "-v", help="Print config, packs, files read and timings."),
+    _flag("--watch", help="Check again on every change in the project."),
 )
 
 _BY_FLAG = {flag: option for option in CHECK_OPTIONS for flag in option.flags}
