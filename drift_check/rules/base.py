@@ -51,6 +51,14 @@ SuppressionCheck = Callable[[Suppressions], Iterator[Hit]]
 READS = ("facts", "suppressions")
 
 
+def _cleaned(doc: str) -> str:
+    """`doc` without its common indentation (`inspect` is imported only when `explain`,
+    `rules`, the docs or a report that describes rules asks: not at a run's start-up)."""
+    import inspect
+
+    return inspect.cleandoc(doc)
+
+
 class Rule(NamedTuple):
     """A rule: its metadata next to its check. The documentation is kept as written and
     cleaned up only when `explain`, `rules` or the docs ask for it."""
@@ -68,9 +76,7 @@ class Rule(NamedTuple):
 
     @property
     def _doc(self) -> tuple[str, str]:
-        import inspect  # not at start-up: only `explain`, `rules`, docs and reports ask
-
-        summary, _, explanation = inspect.cleandoc(self.check.__doc__ or "").partition("\n\n")
+        summary, _, explanation = _cleaned(self.check.__doc__ or "").partition("\n\n")
         return " ".join(summary.split()), explanation.strip()
 
     @property
@@ -83,15 +89,11 @@ class Rule(NamedTuple):
 
     @property
     def failing(self) -> str:
-        import inspect
-
-        return inspect.cleandoc(self.failing_example)
+        return _cleaned(self.failing_example)
 
     @property
     def passing(self) -> str:
-        import inspect
-
-        return inspect.cleandoc(self.passing_example)
+        return _cleaned(self.passing_example)
 
     def findings(
         self, given: Facts | Suppressions, severity: str | None = None
