@@ -62,12 +62,28 @@ def echo(message: str = "", err: bool = False, nl: bool = True, color: bool | No
         message = re.sub(r"\x1b\[[;?0-9]*[a-zA-Z]", "", message)
     if nl:
         message += "\n"
+    buffer = getattr(stream, "buffer", None)
+    if not message.isascii() and buffer is not None and _says_ascii(stream):
+        # a stream set to ASCII (`PYTHONIOENCODING=ascii`) gets UTF-8, as click gives it
+        stream.flush()
+        buffer.write(message.encode("utf-8", "replace"))
+        buffer.flush()
+        return
     try:
         stream.write(message)
     except UnicodeEncodeError:  # a stream that cannot say every character
         encoding = getattr(stream, "encoding", None) or "utf-8"
         stream.write(message.encode(encoding, "replace").decode(encoding))
     stream.flush()
+
+
+def _says_ascii(stream: IO[str]) -> bool:
+    import codecs
+
+    try:
+        return codecs.lookup(getattr(stream, "encoding", None) or "ascii").name == "ascii"
+    except LookupError:
+        return False
 
 
 def _isatty(stream: IO[str]) -> bool:

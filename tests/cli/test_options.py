@@ -167,3 +167,20 @@ def test_a_reader_that_goes_away_ends_the_run_quietly(
     monkeypatch.setattr(sys, "stdout", Closed())
     assert main([str(tmp_path), "-q"]) == 1  # as click ends it: exit 1, nothing said
     assert capsys.readouterr().err == ""
+
+
+def test_a_stream_set_to_ascii_gets_utf8_as_click_gave_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from drift_check.cli import main
+
+    skill = tmp_path / "skills" / "démo" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text("---\nname: other\ndescription: Use when testing.\n---\n", encoding="utf-8")
+    out, err = io.BytesIO(), io.BytesIO()
+    # `PYTHONIOENCODING=ascii`: stdout strict, stderr escaping, as Python sets them up
+    monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(out, "ascii", "strict"))
+    monkeypatch.setattr(sys, "stderr", io.TextIOWrapper(err, "ascii", "backslashreplace"))
+    assert main([str(tmp_path)]) == 1
+    assert "skills/démo/SKILL.md:2:1: DC503".encode() in out.getvalue()
+    assert "from skills/démo/SKILL.md".encode() in err.getvalue()
