@@ -512,7 +512,7 @@ def _quiet_stdout() -> None:
 
 def __getattr__(name: str) -> Any:
     """click's commands (`check`, `SUBCOMMANDS`, ...), from `drift_check.commands`."""
-    if name in ("check", "SUBCOMMANDS", "rules_cmd", "explain_cmd", "init_cmd", "packs_cmd"):
+    if name in ("SUBCOMMANDS", "check") or name.endswith("_cmd"):
         from drift_check import commands
 
         return getattr(commands, name)
