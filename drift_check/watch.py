@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 import click
 
 CLEAR = "\x1b[2J\x1b[H"
+IDLE_MS = 300  # how long the watcher waits for a change before it hands back an empty batch
 
 
 def watch(root: str, check: Callable[[], object], ignored: Iterable[str] = ()) -> int:
@@ -34,9 +35,17 @@ def watch(root: str, check: Callable[[], object], ignored: Iterable[str] = ()) -
         click.echo(f"drift-check: {why}", err=True)
         check()
 
+    events = watchfiles.watch(
+        os.path.realpath(root), watch_filter=wanted, yield_on_timeout=True, rust_timeout=IDLE_MS
+    )
     try:
+        # The watcher is set up before the first check, so that a change saved while that
+        # check runs is seen (changes wait in the watcher until they are asked for).
+        next(events)
         rerun(f"watching {root} for changes (Ctrl-C to stop)")
-        for changes in watchfiles.watch(os.path.realpath(root), watch_filter=wanted):
+        for changes in events:
+            if not changes:
+                continue
             n = len({path for _, path in changes})
             rerun(f"{n} file{'s' if n != 1 else ''} changed; checking again (Ctrl-C to stop)")
     except KeyboardInterrupt:

@@ -32,7 +32,10 @@ _FixtureConstructor.add_constructor(
 )
 
 
+@functools.cache
 def load_yaml(path: Path) -> Any:
+    """A fixture file's data, read once per session (several modules parametrize from the
+    same rule cases); callers only read it."""
     yaml = YAML(typ="safe")
     yaml.Constructor = _FixtureConstructor
     return yaml.load(path.read_text(encoding="utf-8"))

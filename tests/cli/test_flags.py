@@ -386,6 +386,31 @@ def _wait_for(read: Any, pattern: str, count: int, timeout: float) -> str:
     return str(text)
 
 
+def test_watch_sees_a_change_saved_while_the_first_check_runs(tmp_path: Path) -> None:
+    """The watcher is set up before the first check: a file saved during that check is a
+    change (the first version started watching after it, and missed the save)."""
+    import threading
+
+    from drift_check.watch import watch
+
+    root = _skills(tmp_path / "tree")
+    runs: list[int] = []
+
+    def check() -> None:
+        runs.append(1)
+        if len(runs) == 1:
+            (root / "skills/alpha/SKILL.md").write_text(SKILL.format(name="zeta"))
+        else:
+            raise KeyboardInterrupt  # the second check: end the watch as Ctrl-C does
+
+    codes: list[int] = []
+    thread = threading.Thread(target=lambda: codes.append(watch(str(root), check)), daemon=True)
+    thread.start()
+    thread.join(timeout=30)
+    assert not thread.is_alive(), "the save made during the first check was not seen"
+    assert (len(runs), codes) == (2, [0])
+
+
 @pytest.mark.slow
 def test_watch_checks_again_after_a_change_and_ctrl_c_exits_0(tmp_path: Path) -> None:
     root = _skills(tmp_path / "tree")
