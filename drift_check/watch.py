@@ -13,7 +13,9 @@ from collections.abc import Callable, Iterable
 import click
 
 CLEAR = "\x1b[2J\x1b[H"
-IDLE_MS = 300  # how long the watcher waits for a change before it hands back an empty batch
+# How long the watcher waits for a change before it hands back an empty batch: the first
+# check starts after one such wait, and an idle watch wakes this often.
+IDLE_MS = 300
 
 
 def watch(root: str, check: Callable[[], object], ignored: Iterable[str] = ()) -> int:
