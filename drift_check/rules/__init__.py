@@ -100,12 +100,9 @@ def parse_codes(values: Iterable[str], whole: bool = False) -> tuple[str, ...]:
 
 def selected(select: tuple[str, ...], ignore: tuple[str, ...]) -> list[Rule]:
     """Rules whose code starts with a selected prefix and with no ignored prefix."""
-    return [
-        r
-        for r in ALL_RULES
-        if any(r.code.startswith(s.upper()) for s in select)
-        and not any(r.code.startswith(i.upper()) for i in ignore)
-    ]
+    chosen = tuple(s.upper() for s in select)
+    dropped = tuple(i.upper() for i in ignore)
+    return [r for r in ALL_RULES if r.code.startswith(chosen) and not r.code.startswith(dropped)]
 
 
 __all__ = [
