@@ -222,7 +222,17 @@ class Source:
     nobody splits the text again.
     """
 
-    __slots__ = ("_counted", "_starts", "_store", "_text", "bom", "digest", "newline", "path")
+    __slots__ = (
+        "_counted",
+        "_starts",
+        "_store",
+        "_text",
+        "bom",
+        "digest",
+        "endings",
+        "newline",
+        "path",
+    )
 
     def __init__(
         self,
@@ -232,10 +242,14 @@ class Source:
         bom: bool = False,
         digest: int | None = None,
         store: TextStore | None = None,
+        endings: tuple[str, ...] | None = None,
     ) -> None:
         self.path = path
         self._text: str | None = text
-        self.newline = newline  # how the file on disk ends its lines ("\r\n" when all do so)
+        # how the file on disk ends its lines: "\n", "\r\n" or "\r" when all do so, else the
+        # commonest, with `endings` the ending of each line but the last, in order
+        self.newline = newline
+        self.endings = endings
         self.bom = bom  # the file on disk starts with a UTF-8 byte-order mark
         # the size and hash of the bytes read (of the text's UTF-8 for a source made from one)
         self.digest = digest if digest is not None else text_digest(text.encode("utf-8"))

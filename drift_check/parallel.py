@@ -234,19 +234,48 @@ def _reduce_source(source: Source) -> tuple[Any, tuple[Any, ...]]:
     worker holds it (sent, it costs less than reading the file again)."""
     if source.rereadable:
         text = source.text if source.held else None
-        return _source, (source.path, source.newline, source.bom, source.digest, text)
-    return Source, (source.path, source.text, source.newline, source.bom, source.digest)
+        return _source, (
+            source.path,
+            source.newline,
+            source.bom,
+            source.digest,
+            text,
+            source.endings,
+        )
+    return Source, (
+        source.path,
+        source.text,
+        source.newline,
+        source.bom,
+        source.digest,
+        None,
+        source.endings,
+    )
 
 
 def _reduce_source_without_text(source: Source) -> tuple[Any, tuple[Any, ...]]:
     """A source as a worker sends it when the tree is too large to hold every text: without
     its text, which this process reads again if it needs it."""
     if source.rereadable:
-        return _source, (source.path, source.newline, source.bom, source.digest, None)
+        return _source, (
+            source.path,
+            source.newline,
+            source.bom,
+            source.digest,
+            None,
+            source.endings,
+        )
     return _reduce_source(source)
 
 
-def _source(path: str, newline: str, bom: bool, digest: int, text: str | None) -> Source:
+def _source(
+    path: str,
+    newline: str,
+    bom: bool,
+    digest: int,
+    text: str | None,
+    endings: tuple[str, ...] | None,
+) -> Source:
     raise AssertionError("sources are made by `_Receiver`, for its repository")
 
 

@@ -68,8 +68,7 @@ def safe_load(text: str, max_depth: int = MAX_DEPTH, max_aliases: int = MAX_ALIA
         return _loader.load(text)
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark else 1
-        col = mark.column + 1 if mark else 1
+        line, col = _place(text, mark.index) if mark else (1, 1)
         problem = exc.problem or exc.context or "invalid YAML"
         raise YamlError(problem, line, col) from None
     except YAMLError as exc:
@@ -79,6 +78,13 @@ def safe_load(text: str, max_depth: int = MAX_DEPTH, max_aliases: int = MAX_ALIA
     except (ValueError, OverflowError) as exc:  # a value no date can be, `2025-13-45`
         line, column = _no_date(text)
         raise YamlError(f"a date that does not exist ({exc})", line, column) from None
+
+
+def _place(text: str, index: int) -> tuple[int, int]:
+    """The 1-based line and column of a character offset, lines ending at `\n` only: the
+    parser's own line counts a NEL, a U+2028 or a U+2029 (YAML line breaks) too."""
+    index = max(0, min(index, len(text)))
+    return text.count("\n", 0, index) + 1, index - text.rfind("\n", 0, index)
 
 
 def _no_date(text: str) -> tuple[int, int]:

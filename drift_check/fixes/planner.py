@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from drift_check.facts import Facts, Source
@@ -17,8 +18,9 @@ class FileChange(NamedTuple):
     path: str
     old: str
     new: str
-    newline: str = "\n"  # the file's own line ending and byte-order mark, which a write
-    bom: bool = False  # keeps and a diff shows
+    newline: str = "\n"  # the file's own line endings and byte-order mark, which a write
+    bom: bool = False  # keeps and a diff shows (see `Source`)
+    endings: tuple[str, ...] | None = None
 
 
 class Planned(NamedTuple):
@@ -93,28 +95,61 @@ def plan(findings: list[Finding], facts: Facts, unsafe: bool) -> list[FileChange
     planned = select(findings, facts, unsafe)
     texts = {path: facts.sources[path].text for p in planned for path, *_ in p.spans}
     return [
-        FileChange(path, texts[path], new, facts.sources[path].newline, facts.sources[path].bom)
+        changed(facts.sources[path], texts[path], new)
         for path, new in apply(planned, texts).items()
     ]
+
+
+def changed(source: Source, old: str, new: str) -> FileChange:
+    """The change of `source` from `old` to `new`, in the file's own style."""
+    return FileChange(source.path, old, new, source.newline, source.bom, source.endings)
+
+
+def as_written(change: FileChange) -> tuple[str, str]:
+    """The old and new texts with the file's own line endings (the byte-order mark aside):
+    what is on disk, and what a write puts there. Where the file's lines end alike, every
+    line of the new text ends so; where they differ, each line the change leaves as it was
+    keeps its ending, a line the change rewrites keeps the ending of the line it replaces,
+    and a new line takes the file's commonest."""
+    old, new, newline = change.old, change.new, change.newline
+    if change.endings is None:
+        if newline == "\n":
+            return old, new
+        return old.replace("\n", newline), new.replace("\n", newline)
+    old_lines, new_lines = old.split("\n"), new.split("\n")
+    kept = change.endings  # one for each old line but the last
+    ends = [newline] * (len(new_lines) - 1)
+    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag in ("equal", "replace"):
+            for i, j in zip(range(i1, i2), range(j1, j2), strict=False):  # line for line
+                if i < len(kept) and j < len(ends):
+                    ends[j] = kept[i]
+    return _joined(old_lines, kept), _joined(new_lines, ends)
+
+
+def _joined(lines: list[str], ends: Sequence[str]) -> str:
+    return "".join(line + end for line, end in zip(lines[:-1], ends, strict=True)) + lines[-1]
 
 
 def unified_diff(change: FileChange) -> str:
     """The change as `git apply` reads it, in the file's bytes: its line endings and
     byte-order mark, and a last line without a newline marked so."""
-    old, new = change.old, change.new
+    old, new = as_written(change)
     if change.bom:
         old, new = "\ufeff" + old, "\ufeff" + new
     out = []
-    for line in difflib.unified_diff(
-        _lines(old),
-        _lines(new),
-        fromfile=f"a/{change.path}",
-        tofile=f"b/{change.path}",
+    for n, line in enumerate(
+        difflib.unified_diff(
+            _lines(old),
+            _lines(new),
+            fromfile=f"a/{change.path}",
+            tofile=f"b/{change.path}",
+        )
     ):
-        if line.startswith(("---", "+++", "@@")):
+        # the two file lines, then hunks (a removed `---` line reads `----`: not a header)
+        if n < 2 or line.startswith("@@") or line.endswith("\n"):
             out.append(line)
-        elif line.endswith("\n"):
-            out.append(line[:-1] + change.newline)
         else:
             out.append(line + "\n\\ No newline at end of file\n")
     return "".join(out)

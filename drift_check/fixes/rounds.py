@@ -16,7 +16,7 @@ from collections.abc import Callable
 from drift_check.engine import Report
 from drift_check.facts import Source
 from drift_check.filters import baseline_key
-from drift_check.fixes.planner import FileChange, Planned, apply, select
+from drift_check.fixes.planner import FileChange, Planned, apply, changed, select
 from drift_check.records import NamedTuple
 from drift_check.rules.base import Finding
 
@@ -158,7 +158,7 @@ def run_rounds(
         s = sources[path]
         old = s.text  # read again, if it was let go: unchanged on disk, or SourceChanged
         if texts[path] != old:
-            changes.append(FileChange(path, old, texts[path], s.newline, s.bom))
+            changes.append(changed(s, old, texts[path]))
     return Outcome(changes, current, withheld, frozenset(refused))
 
 

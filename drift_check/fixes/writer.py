@@ -1,6 +1,7 @@
 """Writing a fixed file: atomically, in its own line endings, BOM and permissions.
 
-A write keeps the file's line endings, byte-order mark, final newline and permissions, goes
+A write keeps the file's line endings (each line's, where they differ: see
+`planner.as_written`), byte-order mark, final newline and permissions, goes
 to a temporary file in the same folder and is renamed over the original, so an interrupted
 run leaves every file either old or new. Nothing outside the repository root is written,
 a symlink is never written through, and neither is a read-only file (replacing it by a
@@ -12,7 +13,7 @@ import contextlib
 import os
 import tempfile
 
-from drift_check.fixes.planner import FileChange
+from drift_check.fixes.planner import FileChange, as_written
 
 
 class WriteError(Exception):
@@ -33,15 +34,14 @@ def write(root: str, change: FileChange) -> None:
         raise WriteError(f"{change.path}: cannot read it again: {exc.strerror}") from None
     bom = current.startswith(b"\xef\xbb\xbf")
     body = current[3:] if bom else current
-    text = body.replace(b"\r\n", b"\n").replace(b"\r", b"\n").decode("utf-8", "replace")
-    if text != change.old:
-        if text == change.new:
+    old, new = as_written(change)
+    if body != old.encode("utf-8"):
+        if body == new.encode("utf-8"):
             return  # already fixed, by a run at the same time
         raise WriteError(f"{change.path}: changed since it was read; not written")
     if not os.access(path, os.W_OK):
         raise WriteError(f"{change.path}: read-only; not written")
-    newline = b"\r\n" if b"\r\n" in body and body.count(b"\r\n") == body.count(b"\n") else b"\n"
-    data = change.new.encode("utf-8").replace(b"\n", newline)
+    data = new.encode("utf-8")
     if bom:
         data = b"\xef\xbb\xbf" + data
     folder = os.path.dirname(path)

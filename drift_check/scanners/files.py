@@ -504,7 +504,13 @@ class Repo:
         self.naming_tool.update(reads.naming_tool)
 
     def received(
-        self, path: str, newline: str, bom: bool, digest: int, text: str | None = None
+        self,
+        path: str,
+        newline: str,
+        bom: bool,
+        digest: int,
+        text: str | None = None,
+        endings: tuple[str, ...] | None = None,
     ) -> Source:
         """A source another process read: this process's own if it read the file too, else
         one holding the `text` sent, or reading it again when asked (checked against the
@@ -512,7 +518,7 @@ class Repo:
         source = self._sources.get(path)
         if source is not None and source.digest == digest:
             return source
-        source = Source(path, text or "", newline, bom, digest, self.texts)
+        source = Source(path, text or "", newline, bom, digest, self.texts, endings)
         if text is None:
             source.release()
         else:
@@ -573,10 +579,9 @@ class Repo:
                 )
             )
             return None
-        newline = "\n"
+        newline, endings = "\n", None
         if "\r" in text:
-            if text.count("\r\n") == text.count("\n"):
-                newline = "\r\n"  # as the writer keeps it: CRLF only when every line has it
+            newline, endings = line_endings(text)
             text = _lines_joined(text)
         longest = self.limits.max_line_length
         if len(text) > longest:
@@ -597,7 +602,7 @@ class Repo:
                 start = end + 1
         if "drift-check:" in text:
             self.naming_tool.add(path)
-        source = Source(path, text, newline, bom, digest, store)
+        source = Source(path, text, newline, bom, digest, store, endings)
         if store is not None:
             store.hold(source, text)
         return source
@@ -630,6 +635,25 @@ def _read_bytes(abspath: str, limit: int) -> bytes:
 
 
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0)
+
+
+_ENDING = re.compile(r"\r\n|\r|\n")
+
+
+def line_endings(text: str) -> tuple[str, tuple[str, ...] | None]:
+    """How a text that holds a `\r` ends its lines: the one ending all its lines share
+    (`\r\n`, or a lone `\r` as old Mac files have it) and None; or, where they differ, the
+    commonest (`\n` on a tie) and each line's ending, so that a fix writes back every line
+    it leaves as it was, ending and all."""
+    crlf = text.count("\r\n")
+    lf, cr = text.count("\n") - crlf, text.count("\r") - crlf
+    if not lf and not cr:
+        return "\r\n", None
+    if not lf and not crlf:
+        return "\r", None
+    counts = {"\n": lf, "\r\n": crlf, "\r": cr}
+    commonest = max(counts, key=lambda e: (counts[e], e == "\n"))
+    return commonest, tuple(_ENDING.findall(text))
 
 
 def _lines_joined(text: str) -> str:

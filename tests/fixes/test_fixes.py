@@ -1,9 +1,14 @@
 """--fix, --unsafe-fixes and --diff: what is written, what is kept, and that a second run
 changes nothing."""
 
+import difflib
 import os
 from pathlib import Path
 
+import pytest
+
+from drift_check.fixes.planner import FileChange, as_written
+from drift_check.scanners.files import line_endings
 from tests.conftest import tree_files, write_tree
 
 REGISTRY = "gsd-core/references/agent-contracts.md"
@@ -100,6 +105,76 @@ def test_name_fix_keeps_quotes_comments_line_endings_bom_and_mode(tmp_path: Path
     data = skill.read_bytes()
     assert data == b"\xef\xbb\xbf" + text.replace('"deploy-prod"', '"deploy"').encode()
     assert os.stat(skill).st_mode & 0o777 == 0o640
+
+
+def _git_diff(path: str, before: bytes, after: bytes) -> str:
+    """The unified diff of two versions of a file's bytes, its lines split as git splits
+    them: at `\n` only, so that a `\r` stays in the line it ends."""
+
+    def lines(data: bytes) -> list[str]:
+        parts = data.decode().split("\n")
+        return [p + "\n" for p in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
+
+    return "".join(
+        line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
+        for line in difflib.unified_diff(lines(before), lines(after), f"a/{path}", f"b/{path}")
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # mixed: a Windows editor saved some lines; the renamed line ends in `\n`, others not
+        '---\r\nname: "deploy-prod"\ndescription: Use when deploying.\r\n---\n\n# Deploy\r\n',
+        # the renamed line itself ends in `\r\n`, among lines that end in `\n`
+        "---\nname: deploy-prod\r\ndescription: Use when deploying.\n---\n\n# Deploy\n",
+        # old Mac endings only: a lone `\r` ends every line
+        "---\rname: deploy-prod\rdescription: Use when deploying.\r---\r\r# Deploy\r",
+        # a lone `\r` among `\r\n` endings
+        "---\r\nname: deploy-prod\r\ndescription: Use when deploying.\r---\r\n\r\n# Deploy\r\n",
+    ],
+)
+def test_a_fix_keeps_each_lines_own_ending_and_the_diff_shows_those_bytes(
+    tmp_path: Path,
+    text: str,
+    cli,  # type: ignore[no-untyped-def]
+) -> None:
+    root = _tree(tmp_path, {})
+    skill = root / "skills/deploy/SKILL.md"
+    skill.parent.mkdir(parents=True)
+    before = text.encode()
+    skill.write_bytes(before)
+    expected = before.replace(b"deploy-prod", b"deploy")
+    diff = cli(str(root), "--diff", "-q", "--select", "DC503")
+    assert diff.code == 1, diff.err
+    assert diff.out == _git_diff("skills/deploy/SKILL.md", before, expected)
+    run = cli(str(root), "--fix", "-q", "--select", "DC503")
+    assert run.code == 0, run.out
+    assert skill.read_bytes() == expected
+    assert cli(str(root), "--fix", "-q", "--select", "DC503").err.count("fixed 0 findings") == 1
+
+
+def test_lines_a_change_adds_take_the_commonest_ending_and_rewritten_ones_keep_theirs() -> None:
+    change = FileChange(
+        "p.md", "a\nb\nc\nd", "a\nB\nnew\nc\nd", "\r\n", False, ("\r\n", "\n", "\r")
+    )
+    assert as_written(change) == ("a\r\nb\nc\rd", "a\r\nB\nnew\r\nc\rd")
+    uniform = FileChange("p.md", "a\nb\n", "a\nc\n", "\r", False, None)
+    assert as_written(uniform) == ("a\rb\r", "a\rc\r")
+
+
+@pytest.mark.parametrize(
+    ("text", "newline", "endings"),
+    [
+        ("a\r\nb\r\n", "\r\n", None),
+        ("a\rb\r", "\r", None),
+        ("a\r\nb\nc\r\n", "\r\n", ("\r\n", "\n", "\r\n")),
+        ("a\rb\nc", "\n", ("\r", "\n")),  # a tie: `\n`
+        ("a\r\rb\r\n", "\r", ("\r", "\r", "\r\n")),
+    ],
+)
+def test_line_endings_of_a_text(text: str, newline: str, endings: tuple[str, ...] | None) -> None:
+    assert line_endings(text) == (newline, endings)
 
 
 def test_json_says_which_findings_have_a_fix(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]

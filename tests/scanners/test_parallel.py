@@ -162,6 +162,9 @@ def _tree(tmp_path: Path) -> Path:
     files["plugins/p/skills/s3/reference.md"] = "# Ref\n"
     write_tree(tmp_path, files)
     (tmp_path / "plugins/p/commands/c5.md").write_bytes(b"\xfe\xff broken\n")
+    # lines that end differently: a worker sends each line's ending with the source
+    mixed = b"---\r\nallowed-tools: [Bash, MultiEdit]\nargument-hint: [n]\r\n---\nDo 11.\r\n"
+    (tmp_path / "plugins/p/commands/c11.md").write_bytes(mixed)
     return tmp_path
 
 
@@ -199,7 +202,7 @@ def test_fixes_after_a_scan_by_workers_are_the_same(
     assert written == {
         p.relative_to(forked_tree): p.read_bytes() for p in forked_tree.rglob("*.md")
     }
-    command = b'---\nallowed-tools: [Bash, Edit]\nargument-hint: "[n]"\n---\nDo 11.\n'
+    command = b'---\r\nallowed-tools: [Bash, Edit]\nargument-hint: "[n]"\r\n---\nDo 11.\r\n'
     assert written[Path("plugins/p/commands/c11.md")] == command  # fixed by what a worker read
     assert b"description: 'Use when 10: now'" in written[Path("plugins/p/skills/s10/SKILL.md")]
 

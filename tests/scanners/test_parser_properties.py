@@ -232,6 +232,7 @@ def test_suppression_parser_never_raises(text: str, path: str) -> None:
 @example("name: a\n  - b\nskills:\n  - \x00\n", True)
 @example("k: [\u2028]", True)
 @example("tools: Read, \u0301Write\n", False)
+@example("\r\r\r'", True)  # the parser's lines end at a `\r` too; a problem's line must not
 def test_frontmatter_reader_never_raises(body: str, closed: bool) -> None:
     text = "---\n" + body + ("\n---\n# Agent\n" if closed else "")
     source = Source("agents/a.md", text)
