@@ -119,12 +119,31 @@ def as_written(change: FileChange) -> tuple[str, str]:
     old_lines, new_lines = old.split("\n"), new.split("\n")
     kept = change.endings  # one for each old line but the last
     ends = [newline] * (len(new_lines) - 1)
-    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+    # the lines before the first edit and after the last pair off as they are; the ones
+    # between are matched (a fix edits a few places, so that stretch is short)
+    first, last = 0, min(len(old_lines), len(new_lines))
+    while first < last and old_lines[first] == new_lines[first]:
+        first += 1
+    tail = 0
+    while tail < last - first and old_lines[-1 - tail] == new_lines[-1 - tail]:
+        tail += 1
+    pairs = [(i, i) for i in range(first)]
+    pairs += [(len(old_lines) - 1 - k, len(new_lines) - 1 - k) for k in range(tail)]
+    matcher = difflib.SequenceMatcher(
+        None,
+        old_lines[first : len(old_lines) - tail],
+        new_lines[first : len(new_lines) - tail],
+        autojunk=False,
+    )
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag in ("equal", "replace"):
-            for i, j in zip(range(i1, i2), range(j1, j2), strict=False):  # line for line
-                if i < len(kept) and j < len(ends):
-                    ends[j] = kept[i]
+        if tag in ("equal", "replace"):  # line for line
+            pairs += zip(range(first + i1, first + i2), range(first + j1, first + j2), strict=False)
+    for i, j in pairs:
+        if i < len(kept) and j < len(ends):
+            ends[j] = kept[i]
+    for j in range(len(ends) - 1):
+        if ends[j] == "\r" and not new_lines[j + 1] and ends[j + 1] == "\n":
+            ends[j + 1] = "\r"  # `\r` then `\n` would read as one `\r\n`: a line lost
     return _joined(old_lines, kept), _joined(new_lines, ends)
 
 

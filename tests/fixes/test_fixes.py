@@ -3,9 +3,12 @@ changes nothing."""
 
 import difflib
 import os
+import re
 from pathlib import Path
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from drift_check.fixes.planner import FileChange, as_written
 from drift_check.scanners.files import line_endings
@@ -161,6 +164,36 @@ def test_lines_a_change_adds_take_the_commonest_ending_and_rewritten_ones_keep_t
     assert as_written(change) == ("a\r\nb\nc\rd", "a\r\nB\nnew\r\nc\rd")
     uniform = FileChange("p.md", "a\nb\n", "a\nc\n", "\r", False, None)
     assert as_written(uniform) == ("a\rb\r", "a\rc\r")
+
+
+LINE = st.sampled_from(["", "a", "b", "---", "name: x", " - c"])
+ENDING = st.sampled_from(["\n", "\r\n", "\r"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.tuples(LINE, ENDING), min_size=1, max_size=12),
+    st.lists(LINE, max_size=12),
+    st.integers(0, 12),
+    st.integers(0, 12),
+)
+# a new empty line after a line that ends in `\r`: an `\n` there would read as one `\r\n`
+@example(lines=[("", "\n"), ("", "\r"), ("", "\n")], put=[""], at=0, cut=0)
+def test_as_written_keeps_the_file_and_writes_only_its_endings(
+    lines: list[tuple[str, str]], put: list[str], at: int, cut: int
+) -> None:
+    raw = "".join(line + end for line, end in lines[:-1]) + lines[-1][0]
+    newline, endings = line_endings(raw) if "\r" in raw else ("\n", None)
+    old = raw.replace("\r\n", "\n").replace("\r", "\n")
+    old_lines = old.split("\n")
+    at = min(at, len(old_lines))
+    new = "\n".join(old_lines[:at] + put + old_lines[min(len(old_lines), at + cut) :])
+    written_old, written_new = as_written(FileChange("p.md", old, new, newline, False, endings))
+    assert written_old == raw
+    assert written_new.replace("\r\n", "\n").replace("\r", "\n") == new
+    assert set(re.findall("\r\n|\r|\n", written_new)) <= set(endings or ()) | {newline}
+    if new == old:
+        assert written_new == raw
 
 
 @pytest.mark.parametrize(
