@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import functools
 import json
 import os
@@ -100,6 +101,24 @@ def write_tree(root: Path, files: dict[str, str | bytes]) -> Path:
         else:
             path.write_text(content, encoding="utf-8")
     return root
+
+
+def git_diff(before: dict[str, bytes], after: dict[str, bytes]) -> str:
+    """The unified diff of two states of some files' bytes as git prints it: lines split at
+    `\n` only (a `\r` stays in its line), a last line without one marked so."""
+
+    def lines(data: bytes) -> list[str]:
+        parts = data.decode("utf-8", "replace").split("\n")
+        return [p + "\n" for p in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
+
+    return "".join(
+        line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
+        for path in sorted(set(before) | set(after))
+        if before.get(path) != after.get(path)
+        for line in difflib.unified_diff(
+            lines(before.get(path, b"")), lines(after.get(path, b"")), f"a/{path}", f"b/{path}"
+        )
+    )
 
 
 def fix_cases() -> list[object]:

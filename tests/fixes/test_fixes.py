@@ -1,7 +1,6 @@
 """--fix, --unsafe-fixes and --diff: what is written, what is kept, and that a second run
 changes nothing."""
 
-import difflib
 import os
 import re
 from pathlib import Path
@@ -12,7 +11,7 @@ from hypothesis import strategies as st
 
 from drift_check.fixes.planner import FileChange, as_written
 from drift_check.scanners.files import line_endings
-from tests.conftest import tree_files, write_tree
+from tests.conftest import git_diff, tree_files, write_tree
 
 REGISTRY = "gsd-core/references/agent-contracts.md"
 PLANNER_EXTRA = {
@@ -110,20 +109,6 @@ def test_name_fix_keeps_quotes_comments_line_endings_bom_and_mode(tmp_path: Path
     assert os.stat(skill).st_mode & 0o777 == 0o640
 
 
-def _git_diff(path: str, before: bytes, after: bytes) -> str:
-    """The unified diff of two versions of a file's bytes, its lines split as git splits
-    them: at `\n` only, so that a `\r` stays in the line it ends."""
-
-    def lines(data: bytes) -> list[str]:
-        parts = data.decode().split("\n")
-        return [p + "\n" for p in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
-
-    return "".join(
-        line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
-        for line in difflib.unified_diff(lines(before), lines(after), f"a/{path}", f"b/{path}")
-    )
-
-
 @pytest.mark.parametrize(
     "text",
     [
@@ -150,7 +135,8 @@ def test_a_fix_keeps_each_lines_own_ending_and_the_diff_shows_those_bytes(
     expected = before.replace(b"deploy-prod", b"deploy")
     diff = cli(str(root), "--diff", "-q", "--select", "DC503")
     assert diff.code == 1, diff.err
-    assert diff.out == _git_diff("skills/deploy/SKILL.md", before, expected)
+    path = "skills/deploy/SKILL.md"
+    assert diff.out == git_diff({path: before}, {path: expected})
     run = cli(str(root), "--fix", "-q", "--select", "DC503")
     assert run.code == 0, run.out
     assert skill.read_bytes() == expected

@@ -11,7 +11,6 @@ Each case is one seed of `random.Random`: the same damage on every run.
 
 from __future__ import annotations
 
-import difflib
 import json
 import random
 import shutil
@@ -20,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import SHARED, tree_files, write_tree
+from tests.conftest import SHARED, git_diff, tree_files, write_tree
 
 pytestmark = pytest.mark.slow  # each case checks a tree five times
 
@@ -166,27 +165,6 @@ def damage(root: Path, rnd: random.Random) -> list[str]:
     return done
 
 
-def _git_lines(data: bytes) -> list[str]:
-    parts = data.decode("utf-8", "replace").split("\n")
-    return [p + "\n" for p in parts[:-1]] + ([parts[-1] + "\n"] if parts[-1] else [])
-
-
-def _written(before: dict[str, bytes], after: dict[str, bytes]) -> str:
-    """What changed, as a unified diff of the bytes (lines split at `\\n` only)."""
-    return "".join(
-        "".join(
-            difflib.unified_diff(
-                _git_lines(before.get(p, b"")),
-                _git_lines(after.get(p, b"")),
-                f"a/{p}",
-                f"b/{p}",
-            )
-        )
-        for p in sorted(set(before) | set(after))
-        if before.get(p) != after.get(p)
-    )
-
-
 def _snapshot(root: Path) -> dict[str, bytes]:
     return {
         p.relative_to(root).as_posix(): p.read_bytes()
@@ -246,10 +224,7 @@ def test_a_damaged_tree_is_checked_and_fixed_cleanly(
     fix = cli(str(root), "--fix", "--unsafe-fixes", "-q")
     assert fix.code in (0, 1), f"{where}\n{fix.err}"
     fixed = _snapshot(root)
-    shown = "".join(
-        line for line in diff.out.splitlines(keepends=True) if not line.startswith("\\ No newline")
-    )
-    assert shown == _written(files, fixed), where
+    assert diff.out == git_diff(files, fixed), where
     after = cli(str(root), "--format", "json", "-q")
     grown = {
         code: (before[code], n)

@@ -36,13 +36,12 @@ info rule such as DC901 reports without failing the run).
 
 from __future__ import annotations
 
-import difflib
 from pathlib import Path
 
 import pytest
 
 from drift_check.rules import ALL_RULES
-from tests.conftest import FIXTURES, load_yaml, tree_files, write_tree
+from tests.conftest import FIXTURES, git_diff, load_yaml, tree_files, write_tree
 
 CASE_FILES = sorted((FIXTURES / "rules").glob("*.yaml"))
 
@@ -104,16 +103,9 @@ def _check_fix(code: str, case: dict, root: Path, cli) -> None:  # type: ignore[
         assert {p: (root / p).read_text(encoding="utf-8") for p in case["fixed"]} == before
         return
     assert diff.code == 1
-    expected = "".join(
-        "".join(
-            difflib.unified_diff(
-                before[path].splitlines(keepends=True),
-                case["fixed"][path].splitlines(keepends=True),
-                fromfile=f"a/{path}",
-                tofile=f"b/{path}",
-            )
-        )
-        for path in sorted(case["fixed"])
+    expected = git_diff(
+        {p: before[p].encode() for p in case["fixed"]},
+        {p: text.encode() for p, text in case["fixed"].items()},
     )
     assert diff.out == expected
     assert {p: (root / p).read_text(encoding="utf-8") for p in case["fixed"]} == before
