@@ -37,6 +37,9 @@ from drift_check.records import NamedTuple
 Path = tuple[Any, ...]
 _SENTINEL = "\x00drift-check: any value\x00"
 _REFUSED: list[Any] = []  # the schema could not be applied
+# what jsonschema and referencing raise on a schema its meta-schema rejects (`"$id": false`,
+# `"properties": "text"`, `"minLength": "5"`): each keyword assumes the types it allows
+BROKEN_SCHEMA = (AttributeError, TypeError, ValueError, KeyError, IndexError)
 _QUOTED = re.compile(r"'((?:[^'\\]|\\.)*)'")
 # keywords whose failure a bare template scalar may dodge by being read as text
 _TEXTUAL = frozenset({"type", "enum", "const", "pattern", "format", "minLength", "maxLength"})
@@ -86,15 +89,23 @@ class Contracts:
         crawled = []
         for path, schema in sorted(self.schemas.items()):
             uri = f"file:///{quote(path)}"
-            resource = Resource.from_contents(schema.plain, default_specification=DRAFT202012)
-            pairs = [(uri, resource)]
-            if schema.identifier:
-                pairs.append((schema.identifier, resource))
-            if schema.subresources:
-                crawled.extend(pairs)
-                self._crawled.add(path)
+            # a schema its meta-schema rejects (an `$id` that is no string, a subschema
+            # that is neither an object nor a boolean) can break the registry for every
+            # schema: it is left out, and what is checked against it is refused (DC920
+            # reports it)
+            try:
+                resource = Resource.from_contents(schema.plain, default_specification=DRAFT202012)
+                pairs = [(uri, resource)]
+                if schema.identifier:
+                    pairs.append((schema.identifier, resource))
+                if schema.subresources:
+                    Registry().with_resources(pairs).crawl()
+                    crawled.extend(pairs)
+                    self._crawled.add(path)
+                    continue
+                identifier = resource.id()  # what a crawl would register the root under
+            except BROKEN_SCHEMA:
                 continue
-            identifier = resource.id()  # what a crawl would register the root under
             if identifier is not None:
                 pairs.append((urljoin(uri, identifier), resource))
             direct.update(pairs)
@@ -279,7 +290,7 @@ class Contracts:
 
             try:
                 errors = list(self.validator(path, pointer).iter_errors(instance))
-            except (Unresolvable, UnknownType, RecursionError, ValueError, TypeError, re.error):
+            except (Unresolvable, UnknownType, RecursionError, re.error, *BROKEN_SCHEMA):
                 # a `$ref` outside the tree, a pattern Python cannot compile, a schema its
                 # meta-schema rejects (DC920 says so): nothing to say about the block
                 errors = _REFUSED
@@ -807,8 +818,9 @@ def meta_problems(facts: Facts, path: str) -> list[tuple[str, str]]:
     schema = checker.schemas[path]
     out: list[tuple[str, str]] = []
     if isinstance(document, (dict, bool)):
-        cls = validators.validator_for(document) if isinstance(document, dict) else None
-        cls = cls or validators.validator_for({})
+        # a `$schema` that is no string names no dialect: the default one says what is wrong
+        named = isinstance(document, dict) and isinstance(document.get("$schema", ""), str)
+        cls = validators.validator_for(document if named else {})
         meta = checker.meta
         dialect = cls.META_SCHEMA.get("$schema", cls.__name__)
         seen: set[str] = set()
