@@ -292,6 +292,26 @@ def closing_line(text: str) -> int:
     return end
 
 
+# NEL, U+2028 and U+2029 break lines in YAML 1.1, and ruamel.yaml's reader still breaks
+# lines at them; in YAML 1.2 (what Claude Code's reader follows) they are text, so
+# `description: a<U+2028>b: c` holds one key, not two. The parser is given private-use
+# stand-ins, and the values get the characters back.
+_YAML11_BREAKS = re.compile("[\x85\u2028\u2029]")
+_STAND_IN = {"\x85": "\ue085", "\u2028": "\ue028", "\u2029": "\ue029"}
+_RESTORE = str.maketrans({v: k for k, v in _STAND_IN.items()})
+
+
+def _restored(value: Any) -> Any:
+    """`value` (parsed from a body with stand-ins) with the characters they stand for."""
+    if isinstance(value, str):
+        return value.translate(_RESTORE)
+    if isinstance(value, dict):
+        return {_restored(k): _restored(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_restored(v) for v in value]
+    return value
+
+
 def read_frontmatter(
     source: Source, max_depth: int = MAX_DEPTH, max_aliases: int = MAX_ALIASES
 ) -> Frontmatter:
@@ -335,6 +355,9 @@ def read_frontmatter(
         return Frontmatter(None, key_lines, problem)
     from drift_check.yaml_loader import YamlError, YamlLimit, safe_load  # ruamel on first use
 
+    kept = _YAML11_BREAKS.findall(body)
+    if kept:  # stand-ins the parser reads as text, one character each: positions hold
+        body = _YAML11_BREAKS.sub(lambda m: _STAND_IN[m.group()], body)
     try:
         loaded = safe_load(body, max_depth, max_aliases)
     except YamlError as exc:
@@ -347,6 +370,8 @@ def read_frontmatter(
             Position(source.path, exc.line + 1, exc.column), "frontmatter", message
         )
         return Frontmatter(None, key_lines, problem)
+    if kept:
+        loaded = _restored(loaded)
     if loaded is None:
         return Frontmatter({}, key_lines, None)
     if not isinstance(loaded, dict):
