@@ -39,7 +39,7 @@ _SENTINEL = "\x00drift-check: any value\x00"
 _REFUSED: list[Any] = []  # the schema could not be applied
 # what jsonschema and referencing raise on a schema its meta-schema rejects (`"$id": false`,
 # `"properties": "text"`, `"minLength": "5"`): each keyword assumes the types it allows
-BROKEN_SCHEMA = (AttributeError, TypeError, ValueError, KeyError, IndexError)
+_BROKEN_SCHEMA = (AttributeError, TypeError, ValueError, KeyError, IndexError)
 _QUOTED = re.compile(r"'((?:[^'\\]|\\.)*)'")
 # keywords whose failure a bare template scalar may dodge by being read as text
 _TEXTUAL = frozenset({"type", "enum", "const", "pattern", "format", "minLength", "maxLength"})
@@ -104,7 +104,7 @@ class Contracts:
                     self._crawled.add(path)
                     continue
                 identifier = resource.id()  # what a crawl would register the root under
-            except BROKEN_SCHEMA:
+            except _BROKEN_SCHEMA:
                 continue
             if identifier is not None:
                 pairs.append((urljoin(uri, identifier), resource))
@@ -290,7 +290,7 @@ class Contracts:
 
             try:
                 errors = list(self.validator(path, pointer).iter_errors(instance))
-            except (Unresolvable, UnknownType, RecursionError, re.error, *BROKEN_SCHEMA):
+            except (Unresolvable, UnknownType, RecursionError, re.error, *_BROKEN_SCHEMA):
                 # a `$ref` outside the tree, a pattern Python cannot compile, a schema its
                 # meta-schema rejects (DC920 says so): nothing to say about the block
                 errors = _REFUSED

@@ -293,7 +293,7 @@ def closing_line(text: str) -> int:
 
 
 # NEL, U+2028 and U+2029 break lines in YAML 1.1, and ruamel.yaml's reader still breaks
-# lines at them; in YAML 1.2 (what Claude Code's reader follows) they are text, so
+# lines at them; in YAML 1.2 (which JavaScript readers such as js-yaml follow) they are text, so
 # `description: a<U+2028>b: c` holds one key, not two. The parser is given private-use
 # stand-ins, and the values get the characters back.
 _YAML11_BREAKS = re.compile("[\x85\u2028\u2029]")
