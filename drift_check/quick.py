@@ -71,6 +71,36 @@ def compiled(document: Any, portable: Portable | None = None) -> Quick | None:
     return Quick(validator, portable.patterns)
 
 
+def compiled_at(
+    document: Any, path: str, pointer: str, portable: Portable | None = None
+) -> Quick | None:
+    """jsonschema-rs's validator of the subschema at JSON pointer `pointer` (`/properties/a`)
+    of the schema document at `path`, None where its yes could differ from jsonschema's (as
+    for `compiled`) or there is no such subschema. Its `$ref`s resolve in the document, as
+    jsonschema resolves them when it validates an instance against the subschema; the
+    document's `$schema` says the dialect."""
+    module = rust()
+    if module is None or not isinstance(document, dict):
+        return None
+    portable = portable or portable_schema(document)
+    if not (portable.regexes_agree and portable.multiples_exact):
+        return None
+    from urllib.parse import quote
+
+    uri = "file:///" + quote(path)
+    wrapper: dict[str, Any] = {"$ref": uri + "#" + quote(pointer)}
+    if isinstance(document.get("$schema"), str):
+        wrapper["$schema"] = document["$schema"]
+    try:
+        registry = module.Registry([(uri, document)])
+        validator = module.validator_for(
+            wrapper, validate_formats=False, retriever=_refuse, registry=registry
+        )
+    except Exception:
+        return None
+    return Quick(validator, portable.patterns)
+
+
 def valid(quick: Quick | None, instance: Any) -> bool:
     """Whether jsonschema-rs says yes to an instance it can be trusted with (False: ask
     jsonschema). Whether it can be is looked at only after a yes."""

@@ -69,6 +69,7 @@ class Contracts:
         self._validators: dict[str, Any] = {}
         self._errors: dict[tuple[str, str, str], list[Any]] = {}  # by schema and instance
         self._quick: dict[str, Any] = {}  # jsonschema-rs's validator of each schema, or None
+        self._quick_at: dict[tuple[str, str], Any] = {}  # and of subschemas, by pointer
         self._portable: dict[str, quick.Portable] = {}
         self._lookups: dict[tuple[str, tuple[str, ...]], Lookup] = {}
         self._roots: dict[str, Levels] = {}  # each schema's top level, expanded
@@ -279,9 +280,9 @@ class Contracts:
 
     def _errors_of(self, path: str, pointer: str, instance: Any) -> list[Any]:
         """jsonschema's errors for an instance (`_REFUSED`: the schema cannot be applied)."""
-        # a template written twice (a skill and its orchestrator's prompt) is one instance
-        if not pointer and quick.valid(self._quick_validator(path), instance):
+        if quick.valid(self._quick_validator(path, pointer), instance):
             return []  # jsonschema would find nothing either
+        # a template written twice (a skill and its orchestrator's prompt) is one instance
         key = (path, pointer, json.dumps(instance))
         errors = self._errors.get(key)
         if errors is None:
@@ -319,8 +320,16 @@ class Contracts:
             for at in found
         )
 
-    def _quick_validator(self, path: str) -> Any:
-        """jsonschema-rs's validator of the schema at `path`, compiled once (None: none)."""
+    def _quick_validator(self, path: str, pointer: str = "") -> Any:
+        """jsonschema-rs's validator of the schema at `path` (of its subschema at `pointer`),
+        compiled once (None: none)."""
+        if pointer:
+            at = self._quick_at.get((path, pointer), _REFUSED)
+            if at is _REFUSED:
+                at = self._quick_at[path, pointer] = quick.compiled_at(
+                    self.plain[path], path, pointer, self.portable(path)
+                )
+            return at
         found = self._quick.get(path, _REFUSED)
         if found is _REFUSED:
             found = self._quick[path] = quick.compiled(self.plain[path], self.portable(path))

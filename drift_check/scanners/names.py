@@ -29,19 +29,25 @@ def name_uses(sources: Iterable[Source], names: set[str]) -> dict[str, tuple[Pos
     name (`test_runner` is not in `test_runner_v2`, `refocus` not in `project-refocus`), case
     and spacing as written. Sorted by path, line and column.
 
-    One multi-pattern (Aho-Corasick) pass over each text, whatever the number of names: a
-    search per name and text grew with names times files (a marketplace whose agents are
-    named unlike their files has both in the thousands)."""
+    A few names are each found with `str.find`; more, in one multi-pattern (Aho-Corasick)
+    pass over each text, whatever their number: a search per name and text grew with names
+    times files (a marketplace whose agents are named unlike their files has both in the
+    thousands), and the automaton reads a character about ten times slower than `find`."""
     names = {n for n in names if n}
     if not names:
         return {}
+    found: dict[str, list[Position]] = {}
+    if len(names) <= _FEW_NAMES:
+        for source in sources:
+            for name in sorted(names):
+                _uses_of(source, name, found)
+        return {name: tuple(sorted(found[name])) for name in sorted(found)}
     import ahocorasick  # type: ignore[import-not-found,import-untyped,unused-ignore]
 
     automaton = ahocorasick.Automaton()
     for name in names:
         automaton.add_word(name, name)
     automaton.make_automaton()
-    found: dict[str, list[Position]] = {}
     for source in sources:
         text = source.text
         taken: dict[str, int] = {}  # where a name's last use ends: uses of a name never overlap
@@ -52,6 +58,23 @@ def name_uses(sources: Iterable[Source], names: set[str]) -> dict[str, tuple[Pos
             taken[name] = end + 1
             found.setdefault(name, []).append(source.position(start))
     return {name: tuple(sorted(found[name])) for name in sorted(found)}
+
+
+_FEW_NAMES = 8  # names searched one by one (measured: 4 names, 8 MB of text, 15 ms against 39)
+
+
+def _uses_of(source: Source, name: str, found: dict[str, list[Position]]) -> None:
+    """The uses of one name in one text, added to `found` (overlapping occurrences are
+    looked at as the automaton reports them: one that starts inside the last use is not)."""
+    text = source.text
+    at = text.find(name)
+    taken = 0
+    while at >= 0:
+        end = at + len(name)
+        if at >= taken and _alone(text, at, end):
+            taken = end
+            found.setdefault(name, []).append(source.position(at))
+        at = text.find(name, at + 1)
 
 
 def _alone(text: str, start: int, end: int) -> bool:

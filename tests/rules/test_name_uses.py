@@ -1,16 +1,19 @@
-"""Where names occur (`scanners/names.py`): the one-pass search finds exactly what a whole-word
-regular expression per name finds, and its cost does not grow with the number of names."""
+"""Where names occur (`scanners/names.py`): the search (a name at a time, or all of them in
+one pass) finds exactly what a whole-word regular expression per name finds, and its cost
+does not grow with the number of names."""
 
 from __future__ import annotations
 
 import re
 import time
+from unittest import mock
 
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from drift_check.facts import Position, Source
+from drift_check.scanners import names as names_module
 from drift_check.scanners.names import name_uses
 
 
@@ -32,14 +35,18 @@ NAMES = st.sets(st.lists(PIECES, min_size=1, max_size=3).map("".join), max_size=
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("few", [0, 8], ids=["one-pass", "name-by-name"])
 @settings(max_examples=400, deadline=None)
 @given(st.lists(TEXT, min_size=1, max_size=3), NAMES)
 @example(["a.a.a"], {"a.a"})  # a name's uses overlap: the first is taken, as a regex does
 @example(["x a-b a_b ab-"], {"a", "ab", "b"})
 @example(["a .pdf b.pdf pdf.py pdf. pdf"], {"pdf"})  # a file name's parts are not uses
-def test_one_pass_finds_what_a_regex_per_name_finds(texts: list[str], names: set[str]) -> None:
+def test_the_search_finds_what_a_regex_per_name_finds(
+    few: int, texts: list[str], names: set[str]
+) -> None:
     sources = [Source(f"f{i}.md", text) for i, text in enumerate(texts)]
-    assert name_uses(sources, names) == reference(sources, names)
+    with mock.patch.object(names_module, "_FEW_NAMES", few):
+        assert name_uses(sources, names) == reference(sources, names)
 
 
 def test_many_names_cost_no_more_than_a_few() -> None:

@@ -91,6 +91,8 @@ def test_a_plain_yes_is_taken() -> None:
 _texts = st.sampled_from(["ok", "", "a b", "1.0", "x\n", "\ufeff", "\u0663", "é", "A_1", "\x00"])
 _numbers = st.sampled_from([0, 1, -1, 1.0, 0.3, 2.5, 2**53 + 1, math.inf, 10**20])
 _leaf = st.none() | st.booleans() | _numbers | _texts
+# a schema's own values: finite, as the JSON parser of schema files gives them
+_schema_leaf = st.none() | st.booleans() | _numbers.filter(math.isfinite) | _texts
 _instances = st.recursive(
     _leaf,
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_texts, inner, max_size=3),
@@ -102,12 +104,12 @@ _keywords: Any = st.deferred(
         optional={
             "type": st.sampled_from(["string", "integer", "number", "object", "array", "null"]),
             "pattern": st.sampled_from(["^\\s*$", "^\\S+$", "^\\w+$", "^\\d", "a$", "^.$", "é"]),
-            "enum": st.lists(_leaf, min_size=1, max_size=3),
-            "const": _leaf,
+            "enum": st.lists(_schema_leaf, min_size=1, max_size=3),
+            "const": _schema_leaf,
             "minLength": st.integers(0, 3),
             "maxLength": st.integers(0, 3),
-            "minimum": _numbers.filter(lambda n: n != math.inf),
-            "maximum": _numbers.filter(lambda n: n != math.inf),
+            "minimum": _numbers.filter(math.isfinite),
+            "maximum": _numbers.filter(math.isfinite),
             "multipleOf": st.sampled_from([1, 2, 0.1, 0.5]),
             "required": st.lists(_texts, max_size=2, unique=True),
             "properties": st.dictionaries(_texts, _keywords, max_size=2),
@@ -151,6 +153,103 @@ def test_error_locations_on_generated_cases_are_jsonschemas(schema: Any, instanc
     found = quick.error_paths(quick.compiled(schema), instance)
     if found is not None:
         assert found == _error_paths(schema, instance)
+
+
+def _subschema_errors(root: Any, pointer: str, instance: Any) -> list[Any]:
+    """jsonschema's errors for an instance of the subschema at `pointer`, its references
+    resolved in `root` (as `Contracts.validator` has them)."""
+    node = root
+    for token in pointer.split("/")[1:]:
+        node = node[token.replace("~1", "/").replace("~0", "~")]
+    cls = jsonschema.validators.validator_for(root)
+    return list(cls(root).evolve(schema=node).iter_errors(instance))
+
+
+@needs_rust
+@pytest.mark.slow  # a property run: hundreds of generated cases
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(
+    part=_keywords,
+    defined=_keywords,
+    name=st.sampled_from(["a", "a/b", "c~d"]),
+    instance=_instances,
+)
+def test_a_yes_at_a_subschema_is_jsonschemas(
+    part: Any, defined: Any, name: str, instance: Any
+) -> None:
+    # the subschema refers to another of the document: resolved where jsonschema does
+    root = {
+        "$defs": {"d": defined},
+        "properties": {name: {"allOf": [part, {"$ref": "#/$defs/d"}]}},
+    }
+    pointer = "/properties/" + name.replace("~", "~0").replace("/", "~1")
+    if quick.valid(quick.compiled_at(root, "s/a b.json", pointer), instance):
+        TAKEN_AT.append(root)
+        assert _subschema_errors(root, pointer, instance) == []
+
+
+TAKEN_AT: list[Any] = []
+
+
+@needs_rust
+@pytest.mark.parametrize(
+    ("root", "pointer", "instance", "yes"),
+    [
+        (
+            {"properties": {"a": {"$ref": "#/$defs/i"}}, "$defs": {"i": {"type": "integer"}}},
+            "/properties/a",
+            3,
+            True,
+        ),
+        (
+            {"properties": {"a": {"$ref": "#/$defs/i"}}, "$defs": {"i": {"type": "integer"}}},
+            "/properties/a",
+            "x",
+            False,
+        ),
+        (
+            {
+                "$id": "https://example.com/s.json",
+                "properties": {"a": {"$ref": "#/$defs/i"}},
+                "$defs": {"i": {"type": "integer"}},
+            },
+            "/properties/a",
+            "x",
+            False,
+        ),
+        (
+            {
+                "$id": "https://example.com/s.json",
+                "properties": {"a": {"$ref": "#/$defs/i"}},
+                "$defs": {"i": {"type": "integer"}},
+            },
+            "/properties/a",
+            4,
+            True,
+        ),
+        ({"properties": {"a b": {"minLength": 2}}}, "/properties/a b", "xy", True),
+        ({"properties": {"é": {"minLength": 2}}}, "/properties/é", "x", False),
+        ({"properties": {"a/b": {"minLength": 2}}}, "/properties/a~1b", "xy", True),
+        ({"properties": {"a/b": {"minLength": 2}}}, "/properties/a~1b", "x", False),
+        ({"properties": {"a": {"type": "string"}}}, "/properties/nowhere", "x", False),
+        ({"properties": {"a": {"multipleOf": 0.1}}}, "/properties/a", 0.3, False),
+        (
+            {
+                "$schema": "http://json-schema.org/draft-04/schema#",
+                "properties": {"a": {"$ref": "#/definitions/i"}},
+                "definitions": {"i": {"type": "integer"}},
+            },
+            "/properties/a",
+            2,
+            True,
+        ),
+    ],
+    ids=repr,
+)
+def test_a_subschemas_yes(root: Any, pointer: str, instance: Any, yes: bool) -> None:
+    assert quick.valid(quick.compiled_at(root, "s/a b.json", pointer), instance) is yes
+    if yes:
+        assert _subschema_errors(root, pointer, instance) == []
 
 
 @needs_rust
@@ -200,6 +299,9 @@ def test_the_generated_cases_took_yeses() -> None:
     if not TAKEN:  # run alone: the property's own run (just above, in a whole run) is not
         test_a_yes_on_generated_cases_is_jsonschemas()
     assert len(TAKEN) > 50  # the property above is not vacuous
+    if not TAKEN_AT:
+        test_a_yes_at_a_subschema_is_jsonschemas()
+    assert len(TAKEN_AT) > 50
 
 
 def _meta_cases() -> list[tuple[Any, Any]]:
