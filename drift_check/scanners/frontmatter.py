@@ -30,9 +30,10 @@ _KEY_LINE = re.compile(
     r"""[ \t]*+:(?=[ \t]|$)""",
     re.M,
 )
-# A plain scalar that YAML's core schema keeps as a string: no indicator first, no `: `
-# or ` #` inside, nothing a number, boolean or null could start with.
-_PLAIN = re.compile(r"[A-Za-z_/(<][^\t]*")
+# A plain scalar that YAML's core schema keeps as a string: no indicator first (a `-`
+# only before a letter, `_` or `-`: `--type security`; a `.` only in `./` or `../`), no
+# `: ` or ` #` inside, nothing a number, boolean or null could start with.
+_PLAIN = re.compile(r"(?:[A-Za-z_/(<]|-[A-Za-z_-]|\.\.?/)[^\t]*")
 _NOT_PLAIN = re.compile(r": |:$| #")
 _ESCAPE = re.compile(r"\\([\"\\])")
 _FLOW_WORD = lazy(r"[A-Za-z_][A-Za-z0-9_./-]*")
@@ -163,6 +164,10 @@ def _line_scan(body: str) -> tuple[dict[str, Any] | None, tuple[int, int] | None
             data[key] = block
             continue
         scalar = _flow_words(value) if value.startswith("[") else _scalar(value)
+        if i < len(lines) and lines[i][:1] == " " and scalar is not None:
+            # more-indented lines go on a plain value (`allowed-tools: Bash, Read,` and the
+            # rest of the list below it): folded into one line, as YAML reads them
+            scalar, i = _continued(value, scalar, lines, i)
         if scalar is None:
             colon = _NOT_PLAIN.search(value)
             if (
@@ -177,6 +182,22 @@ def _line_scan(body: str) -> tuple[dict[str, Any] | None, tuple[int, int] | None
         if data[k] == []:
             data[k] = None  # an empty `key:` is null in YAML
     return data, None
+
+
+def _continued(value: str, scalar: Any, lines: list[str], i: int) -> tuple[Any, int]:
+    """A plain `value` (read as `scalar`) continued on the more-indented lines from `i`: the
+    lines folded into one string with single spaces, and the line after them; None where a
+    line or the value is anything but plain text (a parser reads that)."""
+    if not (isinstance(scalar, str) and _PLAIN.fullmatch(value)) or value[0] in "\"'":
+        return None, i
+    parts = [value]
+    while i < len(lines) and lines[i][:1] == " ":
+        part = lines[i].strip(" ")
+        if not part or not _PLAIN.fullmatch(part) or _NOT_PLAIN.search(part) or _unsafe(part):
+            return None, i
+        parts.append(part)
+        i += 1
+    return " ".join(parts), i
 
 
 def _flow_words(value: str) -> list[str] | None:

@@ -161,7 +161,28 @@ SIMPLE_KEY = st.one_of(
     ),
 )
 NEAR_PLAIN = st.tuples(
-    st.sampled_from([*"aZ_/(", "true", "null", "yes", "nullx", "Truex", "on"]),
+    st.sampled_from(
+        [
+            *"aZ_/(",
+            "true",
+            "null",
+            "yes",
+            "nullx",
+            "Truex",
+            "on",
+            "-",
+            "--",
+            "-a",
+            "-1",
+            "-.",
+            "- ",
+            "./",
+            "../",
+            ".",
+            ".5",
+            "...",
+        ]
+    ),
     st.text(alphabet=st.sampled_from(CHARS), max_size=6),
     st.sampled_from(["", "", "", *ATOMS]),
     st.text(alphabet=st.sampled_from(list("abc .,()") + CHARS), max_size=6),
@@ -188,6 +209,11 @@ def near_simple_line(draw: st.DrawFn) -> list[str]:
     if choice == 2:
         items = draw(st.lists(NEAR_VALUE, max_size=3))
         return [draw(SIMPLE_KEY) + ":", *("  - " + item for item in items)]
+    if choice == 3:  # a plain value continued on more-indented lines (or a comment's)
+        indent = st.sampled_from([" ", "  ", "     ", ""])
+        text = st.one_of(NEAR_VALUE, st.sampled_from(["# c", "#x", "- item", "k: v"]))
+        rest = draw(st.lists(st.tuples(indent, text).map("".join), max_size=3))
+        return [draw(SIMPLE_KEY) + ": " + draw(NEAR_VALUE), *rest]
     return [draw(SIMPLE_KEY) + ": " + draw(NEAR_VALUE) + draw(st.sampled_from(["", "", " "]))]
 
 
@@ -254,6 +280,7 @@ def assert_same_as_strict(body: str) -> None:
 @example("model: null\n")
 @example("key: yes\n")
 @example("# only a comment\n")
+@example("argument-hint: --type security to check\nflag: -x\n")
 def test_simple_yaml_agrees_with_strict_parser(body: str) -> None:
     assert_same_as_strict(body)
 
@@ -275,6 +302,10 @@ def test_simple_yaml_agrees_with_strict_parser(body: str) -> None:
         "dates:\n  - 2024-02-29\n  - 0\n",
         "description: >-\n  Use when a b.\n  More: c\nname: x\n",
         "description: >\n  one\n  two\n",
+        "argument-hint: --type security to check vulnerabilities\n",  # a real skill's
+        "flags:\n  - -v\n  - --dry-run\n",
+        "argument-hint: ./src/index.ts [--compile]\nup: ../x\n",
+        "allowed-tools: Bash(git log *), Bash(git diff *),\n   Read, Grep,\n   Glob\nx: y\n",
     ],
 )
 def test_fast_path_answers_common_frontmatter(body: str) -> None:
@@ -292,6 +323,13 @@ def test_fast_path_answers_common_frontmatter(body: str) -> None:
         "count: 3.5\n",
         "count: 007\n",
         "count: -3\n",
+        "count: -.5\n",
+        "flag: - x\n",
+        "count: .5\n",
+        "count: .inf\n",
+        "tools: Read\n  - Write\n",  # a plain value goes on: `Read - Write`
+        "tools: Read\n\n  Write\n",  # a blank line inside a plain value
+        "tools: Read\n  x: y\n",
         "created: 2025-13-01\n",  # no such month: the parser says so
         "created: 2025-12-16 10:00\n",
         "name: x\nname: y\n",
