@@ -35,9 +35,13 @@ def render(
         return f.fix is not None and (unsafe_fixes or f.fix.applicability == "safe")
 
     lines = []
+    shown: dict[str, str] = {}  # each path as displayed: most files have several findings
     for f in report.findings:
         place = f":{f.line}:{f.column}" if f.path else ""  # a finding about the whole tree
-        where = escape(f"{display_path(root, f.path, cwd)}{place}:")
+        path = shown.get(f.path)
+        if path is None:
+            path = shown[f.path] = display_path(root, f.path, cwd)
+        where = escape(f"{path}{place}:")
         style = "code" if f.severity == "error" else f.severity
         code = _paint(f.code, style, color)
         mark = "[*] " if marked(f) else ""
