@@ -156,6 +156,52 @@ def meta_valid(cls: Any, document: Any, portable: Portable | None = None) -> boo
         return False
 
 
+# The `$schema` values that jsonschema and jsonschema-rs read as one dialect, each with the
+# meta-schema both bundle (a schema without `$schema` is of the latest, 2020-12, to both).
+_DIALECT_URIS = frozenset(
+    uri + end
+    for uri in (
+        "http://json-schema.org/draft-04/schema",
+        "http://json-schema.org/draft-06/schema",
+        "http://json-schema.org/draft-07/schema",
+        "https://json-schema.org/draft/2019-09/schema",
+        "https://json-schema.org/draft/2020-12/schema",
+    )
+    for end in ("", "#")
+)
+# The packages with which jsonschema's format checker asserts `uri` and `uri-reference`, the
+# formats beside `regex` that the meta-schemas of those dialects name.
+_URI_CHECKERS = ("rfc3987", "rfc3986_validator")
+_plain_formats: bool | None = None
+
+
+def meta_valid_alone(document: Any, portable: Portable | None = None) -> bool:
+    """`meta_valid` without importing jsonschema (most schemas are valid, and its import is a
+    tenth of a small tree's run): jsonschema-rs's yes to a schema of a dialect both read
+    alike, where jsonschema's check could find nothing else either (no package that makes
+    it assert a URI format is installed, and every pattern compiles in Python)."""
+    global _plain_formats
+    module = rust()
+    if module is None:
+        return False
+    if isinstance(document, dict):
+        named = document.get("$schema")
+        if named is not None and named not in _DIALECT_URIS:
+            return False  # another dialect (or none jsonschema-rs knows: it would fetch it)
+    elif not isinstance(document, bool):
+        return False
+    if _plain_formats is None:
+        from importlib.util import find_spec
+
+        _plain_formats = all(find_spec(name) is None for name in _URI_CHECKERS)
+    if not _plain_formats or not (portable or portable_schema(document)).regexes_agree:
+        return False
+    try:
+        return bool(module.meta.is_valid(document))
+    except Exception:
+        return False
+
+
 def _formats_asserted(cls: Any) -> set[str]:
     """The formats the dialect's meta-schemas name that jsonschema's format checker
     asserts (which depends on the packages installed beside it)."""

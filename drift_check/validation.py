@@ -820,13 +820,15 @@ def upper_keys(checker: Contracts, path: str, value: BlockValue) -> bool:
 def meta_problems(facts: Facts, path: str) -> list[tuple[str, str]]:
     """(pointer, message) for each place the schema at `path` breaks its meta-schema, and
     each local `$ref` that points at nothing."""
-    from jsonschema import exceptions, validators
-
     checker = contracts(facts)
     document = checker.plain[path]
     schema = checker.schemas[path]
     out: list[tuple[str, str]] = []
-    if isinstance(document, (dict, bool)):
+    if quick.meta_valid_alone(document, checker.portable(path)):
+        pass  # jsonschema's check would find nothing either
+    elif isinstance(document, (dict, bool)):
+        from jsonschema import exceptions, validators
+
         # a `$schema` that is no string names no dialect: the default one says what is wrong
         named = isinstance(document, dict) and isinstance(document.get("$schema", ""), str)
         cls = validators.validator_for(document if named else {})

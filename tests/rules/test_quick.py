@@ -5,6 +5,7 @@ jsonschema-rs."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import math
 from pathlib import Path
@@ -324,6 +325,34 @@ def test_a_meta_schema_yes_is_jsonschemas() -> None:
             assert full(cls, schema) == [], (cls.__name__, schema)
     assert taken >= len(DIALECTS)  # the valid base at least
     assert not quick.meta_valid(jsonschema.Draft202012Validator, {"pattern": "(unclosed"})
+
+
+@needs_rust
+def test_a_meta_schema_yes_without_jsonschema_is_jsonschemas() -> None:
+    taken = 0
+    for _, schema in _meta_cases():
+        if quick.meta_valid_alone(schema):
+            taken += 1
+            cls = jsonschema.validators.validator_for(schema)
+            assert full(cls, schema) == [], (cls.__name__, schema)
+    assert taken >= len(DIALECTS)  # the valid base at least
+    assert not quick.meta_valid_alone({"pattern": "(unclosed"})
+    assert not quick.meta_valid_alone({"$schema": "https://example.com/own", "type": "string"})
+    assert quick.meta_valid_alone(True)
+
+
+def test_the_dialects_read_alike_are_jsonschemas() -> None:
+    for uri in quick._DIALECT_URIS:
+        cls = jsonschema.validators.validator_for({"$schema": uri})
+        assert cls.ID_OF(cls.META_SCHEMA).rstrip("#") == uri.rstrip("#")
+    assert jsonschema.validators.validator_for({}) is jsonschema.Draft202012Validator
+
+
+def test_the_formats_asserted_are_told_without_jsonschema() -> None:
+    plain = all(importlib.util.find_spec(name) is None for name in quick._URI_CHECKERS)
+    for uri in quick._DIALECT_URIS:
+        cls = jsonschema.validators.validator_for({"$schema": uri})
+        assert (quick._formats_asserted(cls) <= {"regex"}) is plain
 
 
 def _structured_cases() -> list[Any]:
