@@ -11,8 +11,11 @@ from drift_check.scanners.links import find_links, resolve
 from drift_check.scanners.markdown import Cursor, MarkdownScan, scan, unclosed_fence_problem
 
 # `@path` at the start of a line or after a blank, as Claude Code and Gemini CLI read it;
-# the path runs to the next blank.
-_IMPORT = re.compile(r"(?<!\S)@([^\s`]++)")
+# the path runs to the next blank. The blank before it is looked at by `find_imports` (a
+# pattern that starts with a look-behind is tried at every character of the text, one that
+# starts with `@` only where one is): a run that follows no blank holds no import either,
+# as each `@` inside it follows a character of the run.
+_IMPORT = re.compile(r"@([^\s`]++)")
 _TRAILING_PROSE = ".,;:!?)]}'\""
 # What makes `@word` an import rather than a handle, a package scope or a decorator: a
 # `./` or `../` start, or the extension of a file a memory file would import.
@@ -31,6 +34,8 @@ def find_imports(source: Source, markdown: MarkdownScan | None = None) -> list[M
     text = source.text
     cursor = Cursor(source)
     for m in _IMPORT.finditer(text):
+        if m.start() and not text[m.start() - 1].isspace():
+            continue
         token = m.group(1).rstrip(_TRAILING_PROSE)
         path = token.partition("#")[0]
         if not path or _TEMPLATED.search(path):
