@@ -483,11 +483,11 @@ def _may_hold_field_table(text: str) -> bool:
     delimiter row that names a field column and a type or required column."""
     if not _DELIMITER_START.search(text):
         return False
-    lines = text.split("\n")
-    return any(
-        lines[i].lstrip().startswith("|") and _may_name_fields(lines[i])
-        for i in _header_lines(text)
-    )
+    for _, start in _header_starts(text):
+        line = text[start : text.find("\n", start) % (len(text) + 1)]
+        if line.lstrip().startswith("|") and _may_name_fields(line):
+            return True
+    return False
 
 
 def _may_name_fields(header: str) -> bool:
@@ -739,6 +739,11 @@ _DELIMITER_START = lazy(r"\|[ \t:]*-")
 def _header_lines(text: str) -> list[int]:
     """The 0-based numbers of the lines of `text` (split at `\\n`) right above a delimiter
     row, in order: found by one search, not by a look at every line."""
+    return [line for line, _ in _header_starts(text)]
+
+
+def _header_starts(text: str) -> list[tuple[int, int]]:
+    """`_header_lines`, each with the offset where that line starts."""
     out = []
     line, done, end = 0, 0, -1
     for m in _DELIMITER_START.finditer(text):
@@ -749,7 +754,7 @@ def _header_lines(text: str) -> list[int]:
         line += text.count("\n", done, start)
         done = start
         if line and _is_delimiter(text[start:end]):
-            out.append(line - 1)
+            out.append((line - 1, text.rfind("\n", 0, start - 1) + 1))
     return out
 
 

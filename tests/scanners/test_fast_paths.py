@@ -164,6 +164,8 @@ def test_table_headers_found(lines: list[str]) -> None:
     found = set(structured._header_lines(text))
     split = text.split("\n")
     assert found == {i for i in range(len(split) - 1) if structured._is_delimiter(split[i + 1])}
+    for i, start in structured._header_starts(text):  # each with where its line starts
+        assert text[start:].split("\n", 1)[0] == split[i]
 
 
 def reference_field_tables(path, lines, markdown, sections, names):  # type: ignore[no-untyped-def]
