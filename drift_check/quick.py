@@ -58,47 +58,49 @@ def compiled(document: Any, portable: Portable | None = None) -> Quick | None:
     """jsonschema-rs's validator of a schema document, None where its yes could differ
     from jsonschema's (see the module's docstring). `portable`: `portable_schema` of the
     document, when known."""
-    module = rust()
-    if module is None or not isinstance(document, dict):
-        return None
-    portable = portable or portable_schema(document)
-    if not (portable.regexes_agree and portable.multiples_exact):
-        return None
-    try:
-        validator = module.validator_for(document, validate_formats=False, retriever=_refuse)
-    except Exception:  # any refusal (an unknown `$schema`, a reference, a pattern) falls back
-        return None
-    return Quick(validator, portable.patterns)
+    return compiled_at(document, "", "", portable)
 
 
 def compiled_at(
     document: Any, path: str, pointer: str, portable: Portable | None = None
 ) -> Quick | None:
-    """jsonschema-rs's validator of the subschema at JSON pointer `pointer` (`/properties/a`)
-    of the schema document at `path`, None where its yes could differ from jsonschema's (as
-    for `compiled`) or there is no such subschema. Its `$ref`s resolve in the document, as
-    jsonschema resolves them when it validates an instance against the subschema; the
-    document's `$schema` says the dialect."""
+    """`compiled` of the subschema at JSON pointer `pointer` (`/properties/a`; the whole
+    document for "") of the schema document at `path`; None also where there is no such
+    subschema. Its `$ref`s resolve in the document, as jsonschema resolves them when it
+    validates an instance against the subschema; the document's `$schema` says the
+    dialect."""
     module = rust()
     if module is None or not isinstance(document, dict):
         return None
     portable = portable or portable_schema(document)
     if not (portable.regexes_agree and portable.multiples_exact):
         return None
+    try:
+        if not pointer:
+            validator = module.validator_for(document, validate_formats=False, retriever=_refuse)
+        else:
+            uri, reference = _reference(document, path, pointer)
+            validator = module.validator_for(
+                reference,
+                validate_formats=False,
+                retriever=_refuse,
+                registry=module.Registry([(uri, document)]),
+            )
+    except Exception:  # any refusal (an unknown `$schema`, a reference, a pattern) falls back
+        return None
+    return Quick(validator, portable.patterns)
+
+
+def _reference(document: dict[str, Any], path: str, pointer: str) -> tuple[str, dict[str, Any]]:
+    """The `file:///` URI the document at `path` is registered under, and a schema that is a
+    `$ref` to its subschema at `pointer`, in the document's dialect."""
     from urllib.parse import quote
 
     uri = "file:///" + quote(path)
-    wrapper: dict[str, Any] = {"$ref": uri + "#" + quote(pointer)}
+    reference: dict[str, Any] = {"$ref": f"{uri}#{quote(pointer)}"}
     if isinstance(document.get("$schema"), str):
-        wrapper["$schema"] = document["$schema"]
-    try:
-        registry = module.Registry([(uri, document)])
-        validator = module.validator_for(
-            wrapper, validate_formats=False, retriever=_refuse, registry=registry
-        )
-    except Exception:
-        return None
-    return Quick(validator, portable.patterns)
+        reference["$schema"] = document["$schema"]
+    return uri, reference
 
 
 def valid(quick: Quick | None, instance: Any) -> bool:

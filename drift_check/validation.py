@@ -68,8 +68,8 @@ class Contracts:
         self._root: Any = None  # jsonschema's, built on first use
         self._validators: dict[str, Any] = {}
         self._errors: dict[tuple[str, str, str], list[Any]] = {}  # by schema and instance
-        self._quick: dict[str, Any] = {}  # jsonschema-rs's validator of each schema, or None
-        self._quick_at: dict[tuple[str, str], Any] = {}  # and of subschemas, by pointer
+        # jsonschema-rs's validator of each schema (pointer "") and subschema, or None
+        self._quick: dict[tuple[str, str], Any] = {}
         self._portable: dict[str, quick.Portable] = {}
         self._lookups: dict[tuple[str, tuple[str, ...]], Lookup] = {}
         self._roots: dict[str, Levels] = {}  # each schema's top level, expanded
@@ -323,16 +323,11 @@ class Contracts:
     def _quick_validator(self, path: str, pointer: str = "") -> Any:
         """jsonschema-rs's validator of the schema at `path` (of its subschema at `pointer`),
         compiled once (None: none)."""
-        if pointer:
-            at = self._quick_at.get((path, pointer), _REFUSED)
-            if at is _REFUSED:
-                at = self._quick_at[path, pointer] = quick.compiled_at(
-                    self.plain[path], path, pointer, self.portable(path)
-                )
-            return at
-        found = self._quick.get(path, _REFUSED)
+        found = self._quick.get((path, pointer), _REFUSED)
         if found is _REFUSED:
-            found = self._quick[path] = quick.compiled(self.plain[path], self.portable(path))
+            found = self._quick[path, pointer] = quick.compiled_at(
+                self.plain[path], path, pointer, self.portable(path)
+            )
         return found
 
     def portable(self, path: str) -> quick.Portable:

@@ -188,8 +188,8 @@ def _continued(value: str, scalar: Any, lines: list[str], i: int) -> tuple[Any, 
     """A plain `value` (read as `scalar`) continued on the more-indented lines from `i`: the
     lines folded into one string with single spaces, and the line after them; None where a
     line or the value is anything but plain text (a parser reads that)."""
-    if not (isinstance(scalar, str) and _PLAIN.fullmatch(value)) or value[0] in "\"'":
-        return None, i
+    if not (isinstance(scalar, str) and _PLAIN.fullmatch(value)):
+        return None, i  # a quoted, flow or typed value
     parts = [value]
     while i < len(lines) and lines[i][:1] == " ":
         part = lines[i].strip(" ")

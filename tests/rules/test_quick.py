@@ -192,61 +192,32 @@ def test_a_yes_at_a_subschema_is_jsonschemas(
 TAKEN_AT: list[Any] = []
 
 
-@needs_rust
+_REFERRING = {"properties": {"a": {"$ref": "#/$defs/i"}}, "$defs": {"i": {"type": "integer"}}}
+_DRAFT4 = {
+    "$schema": "http://json-schema.org/draft-04/schema#",
+    "properties": {"a": {"$ref": "#/definitions/i"}},
+    "definitions": {"i": {"type": "integer"}},
+}
+
+
 @pytest.mark.parametrize(
     ("root", "pointer", "instance", "yes"),
     [
-        (
-            {"properties": {"a": {"$ref": "#/$defs/i"}}, "$defs": {"i": {"type": "integer"}}},
-            "/properties/a",
-            3,
-            True,
-        ),
-        (
-            {"properties": {"a": {"$ref": "#/$defs/i"}}, "$defs": {"i": {"type": "integer"}}},
-            "/properties/a",
-            "x",
-            False,
-        ),
-        (
-            {
-                "$id": "https://example.com/s.json",
-                "properties": {"a": {"$ref": "#/$defs/i"}},
-                "$defs": {"i": {"type": "integer"}},
-            },
-            "/properties/a",
-            "x",
-            False,
-        ),
-        (
-            {
-                "$id": "https://example.com/s.json",
-                "properties": {"a": {"$ref": "#/$defs/i"}},
-                "$defs": {"i": {"type": "integer"}},
-            },
-            "/properties/a",
-            4,
-            True,
-        ),
+        (_REFERRING, "/properties/a", 3, True),
+        (_REFERRING, "/properties/a", "x", False),
+        ({"$id": "https://example.com/s.json", **_REFERRING}, "/properties/a", 4, True),
+        ({"$id": "https://example.com/s.json", **_REFERRING}, "/properties/a", "x", False),
+        (_DRAFT4, "/properties/a", 2, True),
         ({"properties": {"a b": {"minLength": 2}}}, "/properties/a b", "xy", True),
         ({"properties": {"é": {"minLength": 2}}}, "/properties/é", "x", False),
         ({"properties": {"a/b": {"minLength": 2}}}, "/properties/a~1b", "xy", True),
         ({"properties": {"a/b": {"minLength": 2}}}, "/properties/a~1b", "x", False),
         ({"properties": {"a": {"type": "string"}}}, "/properties/nowhere", "x", False),
         ({"properties": {"a": {"multipleOf": 0.1}}}, "/properties/a", 0.3, False),
-        (
-            {
-                "$schema": "http://json-schema.org/draft-04/schema#",
-                "properties": {"a": {"$ref": "#/definitions/i"}},
-                "definitions": {"i": {"type": "integer"}},
-            },
-            "/properties/a",
-            2,
-            True,
-        ),
     ],
     ids=repr,
 )
+@needs_rust
 def test_a_subschemas_yes(root: Any, pointer: str, instance: Any, yes: bool) -> None:
     assert quick.valid(quick.compiled_at(root, "s/a b.json", pointer), instance) is yes
     if yes:
