@@ -3,6 +3,7 @@ forms, and config files checked as strictly as the command line (one line, exit 
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from pathlib import Path
@@ -328,3 +329,46 @@ def test_config_codes_are_read_as_the_command_line_reads_them(tmp_path: Path) ->
     assert loaded.severities == {"DC103": "warning"}
     assert loaded.per_file_ignores == {"agents/*.md": ["DC1", "DC201", "DC202"]}
     assert loaded.settings["registry"] == ("docs/contracts.md",)
+
+
+# Values of every type a config file can give, most of them wrong for most settings.
+ANY_VALUES = [True, 3, -1, 2.5, "(", ["a", 1], [["nested"]], {"a": 1}]
+
+
+def _toml(value: Any) -> str:
+    if isinstance(value, (bool, list, dict)):
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if isinstance(value, list):
+            return "[" + ", ".join(_toml(v) for v in value) + "]"
+        return "{" + ", ".join(f"{json.dumps(k)} = {_toml(v)}" for k, v in value.items()) + "}"
+    return json.dumps(value)
+
+
+@pytest.mark.parametrize("name", [s.name for s in schema.SETTINGS])
+def test_any_value_of_any_setting_is_taken_or_one_line(
+    tmp_path: Path,
+    cli,  # type: ignore[no-untyped-def]
+    name: str,
+) -> None:
+    """A value of the wrong type is the one-line error naming the config file, exit 2; a
+    value the setting takes is a run (exit 0 or 1); never a traceback or an internal error
+    (16 runs a setting, most of them stopped at the config)."""
+    skill = "---\nname: x\ndescription: Use when x.\n---\n\nbody\n"
+    root = write_tree(tmp_path, {"skills/x/SKILL.md": skill})
+    refused = 0
+    for value in ANY_VALUES:
+        for config, text in (
+            (".drift-check.yaml", json.dumps({name: value}) + "\n"),
+            ("pyproject.toml", f"[tool.drift-check]\n{json.dumps(name)} = {_toml(value)}\n"),
+        ):
+            for old in (".drift-check.yaml", "pyproject.toml"):
+                (root / old).unlink(missing_ok=True)
+            (root / config).write_text(text, encoding="utf-8")
+            run = cli(str(root))
+            assert run.code in (0, 1, 2), (config, value, run.err)
+            assert "internal error" not in run.err and "Traceback" not in run.err
+            if run.code == 2:
+                refused += 1
+                assert _error_line(run).startswith(f"{root / config}:"), (value, run.err)
+    assert refused  # some value is wrong for every setting
