@@ -44,6 +44,7 @@ def _label(block: StructuredBlock) -> str:
         "properties": {"status": {"type": "string"}}
     """,
     blind_spot=True,
+    shares="schemas",  # each schema's portability and jsonschema-rs, worked out once
 )
 def schema_invalid(facts: Facts) -> Iterator[Hit]:
     """A JSON Schema file is not valid JSON, is invalid against its meta-schema, or has a
@@ -87,6 +88,7 @@ def schema_invalid(facts: Facts) -> Iterator[Hit]:
         "examples": [{"summary": "Collected context for the SaveMode component.", ...}]
     """,
     blind_spot=True,
+    shares="schemas",
 )
 def schema_example_invalid(facts: Facts) -> Iterator[Hit]:
     """A schema's own `examples` entry (or a `default`) fails the schema it sits in.
