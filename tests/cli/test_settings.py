@@ -336,13 +336,13 @@ ANY_VALUES = [True, 3, -1, 2.5, "(", ["a", 1], [["nested"]], {"a": 1}]
 
 
 def _toml(value: Any) -> str:
-    if isinstance(value, (bool, list, dict)):
-        if isinstance(value, bool):
-            return "true" if value else "false"
-        if isinstance(value, list):
-            return "[" + ", ".join(_toml(v) for v in value) + "]"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    if isinstance(value, dict):
         return "{" + ", ".join(f"{json.dumps(k)} = {_toml(v)}" for k, v in value.items()) + "}"
-    return json.dumps(value)
+    return json.dumps(value)  # a number or a string: written alike in both
 
 
 @pytest.mark.parametrize("name", [s.name for s in schema.SETTINGS])
