@@ -388,21 +388,18 @@ class Contracts:
         required: bool | None = None
         required_at: _Site | None = None
         declares = closed = False
+        low = key.lower()
         for level, base in levels:
             properties = level.get("properties")
             if isinstance(properties, dict):
                 declares = True
                 match = properties.get(key)
                 if match is None:
-                    match = next(
-                        (v for k, v in properties.items() if k.lower() == key.lower()), None
-                    )
+                    match = next((v for k, v in properties.items() if k.lower() == low), None)
                 if isinstance(match, (dict, bool)):
                     found.append(match)
                     listed = level.get("required", [])
-                    named = isinstance(listed, list) and any(
-                        str(r).lower() == key.lower() for r in listed
-                    )
+                    named = isinstance(listed, list) and any(str(r).lower() == low for r in listed)
                     if base:
                         required = bool(required) or named
                         if required_at is None or named:
