@@ -9,7 +9,6 @@ rather than silently skipped. tests/scanners/test_gitignore.py compares the resu
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 
 from drift_check.records import NamedTuple
@@ -66,16 +65,15 @@ def _single_stars(part: str) -> str:
 def ignored(rules: list[tuple[str, tuple[IgnorePattern, ...]]], path: str, is_folder: bool) -> bool:
     """Whether git ignores `path` (a repository path): the last pattern that matches it
     decides, and a deeper `.gitignore` comes after the ones above it."""
-    from drift_check.scanners.files import glob_pattern
+    from drift_check.scanners.files import glob_pattern, matches
 
     verdict = False
     for base, patterns in rules:
         if not path.startswith(base):
             continue
         relative = path[len(base) :]
-        any_match = _any_match(patterns, is_folder)
-        if any_match is not None and not any_match.match(relative):
-            continue  # most paths: no pattern of this file matches
+        if not matches(relative, _globs(patterns, is_folder)):
+            continue  # most paths: no pattern of this file matches (one joined match)
         for pattern in patterns:
             if pattern.folders_only and not is_folder:
                 continue
@@ -85,12 +83,6 @@ def ignored(rules: list[tuple[str, tuple[IgnorePattern, ...]]], path: str, is_fo
 
 
 @lru_cache(maxsize=256)
-def _any_match(patterns: tuple[IgnorePattern, ...], is_folder: bool) -> re.Pattern[str] | None:
-    """One pattern matching what any of a `.gitignore`'s patterns that apply (to a folder,
-    or to a file) matches; None where one of them has no regular expression."""
-    from drift_check.scanners.files import _glob_regex
-
-    regexes = [_glob_regex(p.glob) for p in patterns if is_folder or not p.folders_only]
-    if any(r is None for r in regexes):
-        return None
-    return re.compile("|".join(f"(?:{r})" for r in regexes) or r"(?!)")
+def _globs(patterns: tuple[IgnorePattern, ...], is_folder: bool) -> tuple[str, ...]:
+    """The globs of a `.gitignore`'s patterns that apply to a folder, or to a file."""
+    return tuple(p.glob for p in patterns if is_folder or not p.folders_only)

@@ -39,7 +39,7 @@ def name_uses(sources: Iterable[Source], names: set[str]) -> dict[str, tuple[Pos
     found: dict[str, list[Position]] = {}
     if len(names) <= _FEW_NAMES:
         for source in sources:
-            for name in sorted(names):
+            for name in names:
                 _uses_of(source, name, found)
         return {name: tuple(sorted(found[name])) for name in sorted(found)}
     import ahocorasick  # type: ignore[import-not-found,import-untyped,unused-ignore]
