@@ -631,8 +631,8 @@ class _NotBundled:
     def _narrow(self) -> None:
         # a part a line's lowercase holds is in the text's (parts hold no newline); every
         # occurrence of every part is found in one pass, overlapping ones too
-        found = {part for _, part in _parts_automaton().iter(self.text.lower())}
-        self.parts = tuple(part for part in _NOT_BUNDLED_PARTS if part in found)
+        found = {i for i, _, _ in _parts_automaton()(self.text.lower(), True)}
+        self.parts = tuple(part for i, part in enumerate(_NOT_BUNDLED_PARTS) if i in found)
 
     def find(self, line: str) -> list[tuple[int, int]]:
         if not line.isascii() and any(ch in line for ch in _FOLDS_TO_ASCII):
@@ -653,13 +653,9 @@ class _NotBundled:
 def _parts_automaton() -> Any:
     """An Aho-Corasick automaton of `_NOT_BUNDLED_PARTS`: a text is searched for all of
     them at once (one search a part cost about a tenth of a skills tree's run)."""
-    import ahocorasick  # type: ignore[import-not-found,import-untyped,unused-ignore]
+    from ahocorasick_rs import AhoCorasick
 
-    automaton = ahocorasick.Automaton()
-    for part in _NOT_BUNDLED_PARTS:
-        automaton.add_word(part, part)
-    automaton.make_automaton()
-    return automaton
+    return AhoCorasick(_NOT_BUNDLED_PARTS).find_matches_as_indexes
 
 
 # The characters beyond ASCII that a case-insensitive pattern matches to ASCII letters

@@ -42,20 +42,18 @@ def name_uses(sources: Iterable[Source], names: set[str]) -> dict[str, tuple[Pos
             for name in names:
                 _uses_of(source, name, found)
         return {name: tuple(sorted(found[name])) for name in sorted(found)}
-    import ahocorasick  # type: ignore[import-not-found,import-untyped,unused-ignore]
+    from ahocorasick_rs import AhoCorasick
 
-    automaton = ahocorasick.Automaton()
-    for name in names:
-        automaton.add_word(name, name)
-    automaton.make_automaton()
+    ordered = sorted(names)
+    find = AhoCorasick(ordered).find_matches_as_indexes
     for source in sources:
         text = source.text
         taken: dict[str, int] = {}  # where a name's last use ends: uses of a name never overlap
-        for end, name in automaton.iter(text):  # in order of their ends
-            start = end - len(name) + 1
-            if start < taken.get(name, 0) or not _alone(text, start, end + 1):
+        for i, start, end in find(text, True):  # in order of their ends
+            name = ordered[i]
+            if start < taken.get(name, 0) or not _alone(text, start, end):
                 continue
-            taken[name] = end + 1
+            taken[name] = end
             found.setdefault(name, []).append(source.position(start))
     return {name: tuple(sorted(found[name])) for name in sorted(found)}
 

@@ -56,23 +56,22 @@ def find_occurrences(
 
     One multi-pattern (Aho-Corasick) pass over the case-folded text of every consumer, so the
     cost grows with the text, not with texts times files; exact case is checked at each
-    hit. The automaton runs over the folded UTF-8 bytes seen as Latin-1 text, one character
-    per byte, so hit offsets are byte offsets. With the `repo` the consumers were read from,
+    hit. The automaton (ahocorasick-rs, Rust) runs over the folded UTF-8 bytes, so hit
+    offsets are byte offsets. With the `repo` the consumers were read from,
     a large tree's consumers are searched on every core (`drift_check.parallel`).
     """
     exact: dict[str, list[Occurrence]] = {}
     folded: dict[str, list[Occurrence]] = {}
     if not texts or not consumers:
         return MarkerOccurrences({}, {})
-    import ahocorasick  # type: ignore[import-not-found,import-untyped,unused-ignore]
+    from ahocorasick_rs import BytesAhoCorasick
 
     groups: dict[bytes, list[tuple[str, bytes]]] = {}
     for text in texts:
         groups.setdefault(_fold(text), []).append((text, text.encode()))
-    automaton = ahocorasick.Automaton()
-    for key, group in groups.items():
-        automaton.add_word(key.decode("latin-1"), (len(key), group))
-    automaton.make_automaton()
+    keys = list(groups)
+    members = [groups[key] for key in keys]
+    automaton = BytesAhoCorasick(keys)
 
     def one(path: str) -> tuple[list[tuple[str, Occurrence]], list[tuple[str, Occurrence]]]:
         """The texts `path` contains exactly, and ignoring case."""
@@ -90,17 +89,16 @@ def find_occurrences(
             data = piece.encode()
             if literal_at is None and len(data) != len(piece):
                 non_ascii = data
-            for end, (size, group) in automaton.iter(data.lower().decode("latin-1")):
-                start = end - size + 1
-                for text, raw in group:
+            for key, start, end in automaton.find_matches_as_indexes(data.lower(), True):
+                for text, raw in members[key]:
                     if text in first_exact:
                         continue  # found exactly, so found ignoring case before or here
-                    is_exact = data[start : end + 1] == raw
+                    is_exact = data[start:end] == raw
                     if not is_exact and text in first_folded:
                         continue
                     at = literal_at or start
                     if text not in first_folded:
-                        written = data[start : end + 1].decode("utf-8", "replace")
+                        written = data[start:end].decode("utf-8", "replace")
                         first_folded[text] = (at, written)
                     if is_exact:
                         first_exact[text] = at
@@ -163,15 +161,14 @@ class MentionSearch:
         if len(self.wanted) > FEW_TEXTS:
             # one multi-pattern pass per text: a search per text and agent grows with agents
             # times markers, both of which grow with the tree
-            import ahocorasick  # type: ignore[import-not-found,import-untyped,unused-ignore]
+            from ahocorasick_rs import AhoCorasick
 
-            self.automaton = ahocorasick.Automaton()
-            for text in self.wanted:
-                self.automaton.add_word(text, text)
-            self.automaton.make_automaton()
+            self.automaton = AhoCorasick(self.wanted)
 
     def __call__(self, agent: Agent) -> frozenset[str]:
         texts = [s.text for s in agent.texts]
         if self.automaton is None:
             return frozenset(t for t in self.wanted if any(t in text for text in texts))
-        return frozenset(t for text in texts for _, t in self.automaton.iter(text))
+        find = self.automaton.find_matches_as_indexes
+        wanted = self.wanted
+        return frozenset(wanted[i] for text in texts for i, _, _ in find(text, True))
