@@ -414,7 +414,9 @@ def _text_mentions(
     many = classes.count(b"w.w") * 170 > len(text)
     words = _NotBundled(text, many)
     marked = _marked_lines(encoded, start, text.isascii()) if many else None
-    fenced = bool(markdown.fences)
+    fences = markdown.fences
+    # the last line a fence holds (a fence never closed holds every line after it)
+    last_fenced = (fences[-1].close_line or 1 << 62) if fences else 0
     size = len(text) + 1  # a search that fails (-1) ends there modulo this: at the text's end
     out: list[Mention] = []
     # the line of the last separator: its start, its end (its newline's offset), its 1-based
@@ -429,8 +431,15 @@ def _text_mentions(
             number += newlines
             line = end + 1 if newlines == 1 else text.rfind("\n", 0, at) + 1
             end = text.find("\n", at) % size
-            plain = not (fenced and markdown.in_fence(number))
-            if plain and (_marked(text[line:end]) if marked is None else line in marked):
+            fence = markdown.fence_at(number) if number <= last_fenced else None
+            if fence is not None:  # its lines name no path: on after its closing line
+                if fence.close_line is None:
+                    break
+                number, end = fence.close_line, fence.close_end
+                at = classes.find(b"w.w", end) + 1
+                continue
+            plain = True
+            if _marked(text[line:end]) if marked is None else line in marked:
                 out += _marked_mentions(source, line, number, words, seen)
                 plain = False
             checked = False

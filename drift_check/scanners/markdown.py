@@ -72,6 +72,7 @@ class FenceSpan(NamedTuple):
     indent: int
     column: int  # of the opening run
     info: str = ""  # the info string after the opening run (`markdown`, `bash`, ...)
+    close_end: int = -1  # where the closing line ends in the text (its `\n`); -1: none
 
 
 class MarkdownScan(NamedTuple):
@@ -252,6 +253,7 @@ def _scan(text: str, max_level: int, fenced_only: bool) -> MarkdownScan:
                         fence_indent,
                         fence_column,
                         fence_info,
+                        m.end() - 1,  # the text has a newline put before it
                     )
                 )
                 fence_char = ""
