@@ -234,6 +234,7 @@ _VARIABLE = lazy(
 )
 _VARIABLE_KIND = {"CLAUDE_SKILL_DIR": "skill-dir", "CLAUDE_PLUGIN_ROOT": "plugin-root"}
 _TICKS = lazy(r"`+")
+_SINGLE_TICKS = lazy(r"`([^`]*+)`")
 _SEPARATOR = lazy(r"[./](?=[\w-])")
 # A Markdown link or reference definition: its target is checked as a link (DC701), and its
 # text is only what the reader sees.
@@ -458,7 +459,7 @@ def _text_mentions(
             if not checked:
                 checked = True
                 # (with `many`, a line beyond ASCII is marked: none folds to a part)
-                if (words.parts or not many) and words.find(text[line:end]):
+                if (words.parts or not many) and words.find(text[line:end], line):
                     out += _marked_mentions(source, line, number, words, seen)
                     plain = False
                     break
@@ -537,7 +538,9 @@ def _marked_mentions(
         if at > start and (text[at - 1].isalnum() or text[at - 1] in "_-"):
             # no path of the line starts before the blank in front of this separator
             first = text.rfind(" ", start, at) + 1 or start
-            return _line_mentions(source, text[start:end], number, words, first - start, seen)
+            return _line_mentions(
+                source, text[start:end], start, number, words, first - start, seen
+            )
         m = _SEPARATOR.search(text, at + 1, end)
     return []
 
@@ -545,20 +548,24 @@ def _marked_mentions(
 def _line_mentions(
     source: Source,
     line: str,
+    offset: int,
     number: int,
     words: _NotBundled,
     first: int,
     seen: dict[tuple[str, bool, bool], list[tuple[int, int]]] | None,
 ) -> list[Mention]:
-    """The mentions on `line`, whose prose can name no path before offset `first`; a
-    mention `seen` holds is added to its repeats there instead."""
+    """The mentions on `line` (at `offset` in the text), whose prose can name no path
+    before offset `first`; a mention `seen` holds is added to its repeats there instead."""
     text = _LINK_SPAN.sub(_blank, line) if "[" in line else line
     found: list[tuple[int, str, bool]] = []  # column offset, token, in code
     if "`" in text:
-        runs = [(m.start(), m.end()) for m in _TICKS.finditer(text)]
+        if "``" in text:
+            spans = _code_spans([(m.start(), m.end()) for m in _TICKS.finditer(text)])
+        else:  # single backticks: each two make a span, a last one alone is text
+            spans = [m.span(1) for m in _SINGLE_TICKS.finditer(text)]
         prose: list[str] = []  # the line with its code spans blanked, in pieces
         done = 0
-        for lo, hi in _code_spans(runs):
+        for lo, hi in spans:
             content = text[lo:hi]
             token = content.strip()
             if token and " " not in token and "\t" not in token:
@@ -589,7 +596,7 @@ def _line_mentions(
         if quotes and not in_code and _quoted_speech(line, at):
             continue  # `("applies to Tasks 1 and 2, so tests/x.py is in scope")`: a quotation
         if verbs is None:
-            verbs = words.find(line)
+            verbs = words.find(line, offset)
         if verbs and (_near(verbs, at, end) or _supposed(line, verbs, end)):
             continue
         path = path.rstrip("/")
@@ -634,16 +641,24 @@ class _NotBundled:
         self.text = text
         self.asked = self._WHOLE_AFTER if many else 0
         self.parts: tuple[str, ...] = _NOT_BUNDLED_PARTS
+        # where the parts start in the text, once it is searched whole (sorted)
+        self.starts: list[int] | None = None
         if many:
             self._narrow()
 
     def _narrow(self) -> None:
         # a part a line's lowercase holds is in the text's (parts hold no newline); every
         # occurrence of every part is found in one pass, overlapping ones too
-        found = {i for i, _, _ in _parts_automaton()(self.text.lower(), True)}
+        lower = self.text.lower()
+        hits = _parts_automaton()(lower, True)
+        found = {i for i, _, _ in hits}
         self.parts = tuple(part for i, part in enumerate(_NOT_BUNDLED_PARTS) if i in found)
+        if len(lower) == len(self.text):  # each character lowercased in its place
+            self.starts = sorted(start for _, start, _ in hits)
 
-    def find(self, line: str) -> list[tuple[int, int]]:
+    def find(self, line: str, at: int = -1) -> list[tuple[int, int]]:
+        """The matches in `line`; `at`: where it starts in the text, if it is one of its
+        lines (a part is then looked for among those the whole text holds)."""
         if not line.isascii() and any(ch in line for ch in _FOLDS_TO_ASCII):
             return [(m.start(), m.end()) for m in _not_bundled(True).finditer(line)]
         self.asked += 1
@@ -651,6 +666,12 @@ class _NotBundled:
             self._narrow()
         if not self.parts:
             return []
+        starts = self.starts
+        if starts is not None and at >= 0:
+            i = bisect.bisect_left(starts, at)
+            if i == len(starts) or starts[i] >= at + len(line):
+                return []
+            return [(m.start(), m.end()) for m in _not_bundled(False).finditer(line.lower())]
         lower = line.lower()  # as long as `line`: only U+0130, a folding one, grows
         for part in self.parts:  # a loop, not `any(...)`: a line's most frequent case
             if part in lower:

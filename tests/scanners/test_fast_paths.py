@@ -106,6 +106,26 @@ def test_not_bundled_words_agree(line: str, rest: str) -> None:
     words = _NotBundled(f"{rest}\n{text}\n{rest}")
     for _ in range(_NotBundled._WHOLE_AFTER + 1):  # before and after the whole-text search
         assert words.find(text) == expected
+        # the line named by its offset: after the whole-text search, by where parts start
+        assert words.find(text, len(rest) + 1) == expected
+
+
+# --- code spans: single backticks paired by a pattern, as the runs pair them --------------
+
+TICK_PIECE = st.sampled_from(["`", "a", " ", "x/y.md", "\\", "é", "[", "]", "\t"])
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(TICK_PIECE, max_size=16).map("".join))
+@example("a `b` c `d")
+@example("``")
+def test_single_tick_spans_agree(line: str) -> None:
+    from drift_check.scanners.links import _SINGLE_TICKS, _TICKS, _code_spans
+
+    if "``" in line:  # the runs are read in full there
+        return
+    runs = [(m.start(), m.end()) for m in _TICKS.finditer(line)]
+    assert [m.span(1) for m in _SINGLE_TICKS.finditer(line)] == _code_spans(runs)
 
 
 # --- structured scans: `NAME.field` reads and field tables found from a search ------------
@@ -611,7 +631,9 @@ def reference_mentions(source: Source, in_skill: bool, fold: bool) -> list:
         if not markdown.in_fence(number):
             first = text.rfind(" ", start, at) + 1 or start
             line = text[start:end]
-            out.extend(links._line_mentions(source, line, number, words, first - start, seen))
+            out.extend(
+                links._line_mentions(source, line, start, number, words, first - start, seen)
+            )
         candidate = links._SEPARATOR.search(text, end)
     return links.placed_in_order(out, bool(placed), seen)
 
