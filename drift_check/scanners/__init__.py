@@ -457,13 +457,13 @@ def _scan_commands(
 class LinkTargets(NamedTuple):
     anchors: dict[str, frozenset[str]]  # path -> heading slugs
     fenced_headings: dict[str, dict[str, FencedHeading]]
-    scanned: dict[str, MarkdownScan]  # the targets' scans, for the fence check too
+    scanned: dict[str, MarkdownScan]  # the targets' fences (no headings), for the fence check
 
 
 class LinkTarget(NamedTuple):
     """A Markdown file a link points into with an anchor, scanned."""
 
-    scanned: MarkdownScan
+    scanned: MarkdownScan  # its fences (no headings: those are `anchors`)
     anchors: frozenset[str]
     fenced_headings: dict[str, FencedHeading]
 
@@ -483,7 +483,10 @@ def _link_target(repo: Repo, path: str) -> LinkTarget | None:
     from drift_check.scanners.links import heading_anchors
 
     scanned = scan(source.text)
-    return LinkTarget(scanned, *heading_anchors(source, scanned))
+    # the fences alone are kept: the headings are the anchors now, and a worker's scans are
+    # sent to this process
+    fences = MarkdownScan((), scanned.fences, scanned.fence_opens)
+    return LinkTarget(fences, *heading_anchors(source, scanned))
 
 
 def _scan_link_targets(
