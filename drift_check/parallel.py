@@ -5,7 +5,9 @@ take the next batch not taken yet until none is left, so that they finish about 
 whatever each batch costs (`map_files`; `map_units` does the same for a few costly units of
 work, one at a time: the rules' units). A worker writes each batch's results as soon as it
 has them (sending them costs about a quarter of making them, and is shared out with the
-batches that way), then what it read (each file's digest and the problems reading it met).
+batches that way), then what it read (each file's digest and the problems reading it met);
+this process loads the results written so far between its own batches (loading them all at
+the end kept the other core idle meanwhile).
 The results come back in the order of the files, the repository learns what the workers
 read, and the facts are the ones a single process builds. `background` starts one piece of
 work in a copy while this process goes on (the vocabularies beside the structured scan);
@@ -20,6 +22,7 @@ come back (`tests/scanners/test_parallel.py` makes a worker take every unit).
 
 from __future__ import annotations
 
+import contextlib
 import copyreg
 import io
 import os
@@ -98,12 +101,15 @@ def _map(
     if not _hand_out(give, len(batches)):
         os.close(take)
         return [work(item) for item in items]
-    workers: list[tuple[int, int] | None] = []
+    workers: list[_Worker | None] = []
     done: dict[int, list[R]] = {}
     try:
         workers = [_start(work, batches, take, repo) for _ in range(1, parts)]
         for b in _claims(take):
             done[b] = [work(item) for item in batches[b]]
+            for worker in workers:
+                if worker is not None:
+                    worker.load_written(repo)
     except BaseException:
         _abandon(workers)
         raise
@@ -128,7 +134,7 @@ class Background:
     """Work started in a forked copy of this process while this one goes on (see
     `background`): `result()` waits for it."""
 
-    def __init__(self, work: Callable[[], Any], repo: Repo, worker: tuple[int, int] | None):
+    def __init__(self, work: Callable[[], Any], repo: Repo, worker: _Worker | None):
         self._work = work
         self._repo = repo
         self._worker = worker
@@ -298,8 +304,8 @@ class _Receiver(pickle.Unpickler):
     record classes, sources and dates: any other name refuses the load (the batches are
     then worked here)."""
 
-    def __init__(self, data: bytes, repo: Repo | None) -> None:
-        super().__init__(io.BytesIO(data))
+    def __init__(self, data: bytes | _Written, repo: Repo | None) -> None:
+        super().__init__(io.BytesIO(data) if isinstance(data, bytes) else data)
         self.repo = repo
 
     def find_class(self, module: str, name: str) -> Any:
@@ -312,33 +318,111 @@ class _Receiver(pickle.Unpickler):
         raise pickle.UnpicklingError(f"a worker sent {module}.{name}, which is not a record")
 
 
+class _Written:
+    """A worker's memory file as a file to load from, from where the last load ended."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.at = 0
+
+    def read(self, size: int = -1) -> bytes:
+        if size < 0:
+            size = os.fstat(self.fd).st_size - self.at
+        data = os.pread(self.fd, size, self.at)
+        self.at += len(data)
+        return data
+
+    def readinto(self, buffer: Any) -> int:
+        data = self.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
+    def readline(self) -> bytes:
+        line = b""
+        while not line.endswith(b"\n") and (more := self.read(1)):
+            line += more
+        return line
+
+
+class _Worker:
+    """A forked worker: its pid, the memory file it writes its results to, a pipe where it
+    says how far its results are written whole, and the batches' results loaded from it so
+    far (this process loads them between its own batches, while the worker works on)."""
+
+    def __init__(self, pid: int, out: int, progress: int) -> None:
+        self.pid = pid
+        self.out = out
+        self.progress = progress
+        self.written = _Written(out)
+        self.receiver: _Receiver | None = None
+        self.done: dict[int, list[Any]] = {}
+        self.failed = False
+
+    def load_written(self, repo: Repo | None) -> None:
+        """Load the results the worker has written whole since the last look (without
+        waiting for it); a worker whose results cannot be loaded is left to `_finish`."""
+        if self.failed:
+            return
+        try:
+            said = os.read(self.progress, 1 << 16)
+        except OSError:  # nothing new
+            return
+        whole = len(said) - len(said) % 8
+        if not whole:
+            return
+        reach = int.from_bytes(said[whole - 8 : whole], "big")
+        try:
+            receiver = self.receiver = self.receiver or _Receiver(self.written, repo)
+            while self.written.at < reach:
+                number, found = receiver.load()
+                self.done[number] = found
+        except Exception:
+            self.failed = True
+
+    def close(self) -> None:
+        for fd in (self.out, self.progress):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+
 def _start(
     work: Callable[[T], R], batches: list[Sequence[T]], take: int, repo: Repo | None
-) -> tuple[int, int] | None:
-    """Fork a worker that takes batches from `take`: (its pid, the memory file it writes
-    its results to once done), or None."""
+) -> _Worker | None:
+    """Fork a worker that takes batches from `take`, or None."""
     try:
         out = os.memfd_create("drift-check-worker", os.MFD_CLOEXEC)
     except (AttributeError, OSError):
         return None
     try:
-        pid = os.fork()
+        said, say = os.pipe()
     except OSError:
         os.close(out)
         return None
+    try:
+        pid = os.fork()
+    except OSError:
+        for fd in (out, said, say):
+            os.close(fd)
+        return None
     if pid:
         counts["started"] += 1
-        return pid, out
+        os.close(say)
+        os.set_blocking(said, False)
+        return _Worker(pid, out, said)
     # the worker: never returns, never runs the parent's exit handlers or flushes its buffers
     global _in_worker
     _in_worker = True
     status = 1
     try:
+        os.close(said)
+        os.set_blocking(say, False)
         mark = repo.mark() if repo is not None else None
         with open(out, "wb", closefd=False) as stream:
             pickler = _pickler(stream, texts=repo is not None and repo.texts.hold_all)
             for b in _claims(take):
                 pickler.dump((b, [work(item) for item in batches[b]]))
+                stream.flush()
+                _say(say, stream.tell())
             pickler.dump((None, repo.reads_since(mark) if repo is not None else None))
         status = 0
     except BaseException:  # the parent works the batches again
@@ -347,40 +431,36 @@ def _start(
         os._exit(status)
 
 
-def _abandon(workers: list[tuple[int, int] | None]) -> None:
+def _say(say: int, reach: int) -> None:
+    """Tell the parent the results are written whole up to offset `reach` (a hint: when
+    the pipe is full, the parent learns it from a later one, or loads them at the end)."""
+    with contextlib.suppress(OSError):
+        os.write(say, reach.to_bytes(8, "big"))
+
+
+def _abandon(workers: list[_Worker | None]) -> None:
     """Stop workers whose results will not be read (this process failed meanwhile: a
     worker left to write into a full pipe would wait for ever in `--watch`)."""
     for worker in workers:
         if worker is not None:
-            pid, out = worker
-            os.close(out)
+            worker.close()
             try:
-                os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
+                os.kill(worker.pid, signal.SIGKILL)
+                os.waitpid(worker.pid, 0)
             except OSError:
                 pass
 
 
-def _finish(
-    worker: tuple[int, int] | None, repo: Repo | None
-) -> tuple[dict[int, list[Any]], Reads] | None:
+def _finish(worker: _Worker | None, repo: Repo | None) -> tuple[dict[int, list[Any]], Reads] | None:
     """What a worker sent, once it has exited cleanly; None if it did not."""
     if worker is None:
         return None
-    pid, out = worker
     try:
-        _, status = os.waitpid(pid, 0)
-        if status != 0:
+        _, status = os.waitpid(worker.pid, 0)
+        if status != 0 or worker.failed:
             return None
-        size = os.lseek(out, 0, os.SEEK_END)
-        data = os.pread(out, size, 0)
-    except OSError:
-        return None
-    finally:
-        os.close(out)
-    done: dict[int, list[Any]] = {}
-    try:
-        receiver = _Receiver(data, repo)
+        receiver = worker.receiver or _Receiver(worker.written, repo)
+        done = worker.done
         while True:  # each batch's results, then (under None) what the worker read
             number, found = receiver.load()
             if number is None:
@@ -388,3 +468,5 @@ def _finish(
             done[number] = found
     except Exception:  # a worker cut short: the parent works its batches again
         return None
+    finally:
+        worker.close()

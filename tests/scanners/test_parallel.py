@@ -223,7 +223,7 @@ def test_this_process_failing_stops_its_workers(
 
     def start(*args):  # type: ignore[no-untyped-def]
         worker = real_start(*args)
-        started.append(worker[0])
+        started.append(worker.pid)
         return worker
 
     monkeypatch.setattr(parallel, "_start", start)
@@ -283,6 +283,32 @@ def test_a_worker_that_fails_after_sending_some_batches_leaves_them_all_here(
 
     found = parallel.map_files(_slowly(one, 0.01), list(range(40)), Repo(str(tmp_path)))
     assert found == [(item, parent) for item in range(40)]
+
+
+def test_a_workers_batches_are_loaded_here_while_it_works(
+    tmp_path: Path, two_jobs: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """This process loads the batches a worker has written whole between its own, not all
+    at the end; what it loaded early and what it loads at the end come back in order."""
+    parent = os.getpid()
+
+    def one(item: int) -> tuple[int, int]:
+        if os.getpid() == parent:
+            time.sleep(0.02)  # the worker writes several batches meanwhile
+        return item, os.getpid()
+
+    loaded_before_the_end: list[int] = []
+    finish = parallel._finish
+
+    def recorded(worker, repo):  # type: ignore[no-untyped-def]
+        loaded_before_the_end.append(len(worker.done))
+        return finish(worker, repo)
+
+    monkeypatch.setattr(parallel, "_finish", recorded)
+    found = parallel.map_files(one, list(range(60)), Repo(str(tmp_path)))
+    assert [item for item, _ in found] == list(range(60))
+    assert {pid for _, pid in found} - {parent}  # the worker took some
+    assert loaded_before_the_end and loaded_before_the_end[0] > 0
 
 
 # names and citations for the by-name scans, beside each structured tree's own drift
@@ -420,7 +446,7 @@ def test_background_work_without_a_free_core_is_done_when_asked(
 def test_abandoned_background_work_is_stopped(tmp_path: Path, two_jobs: None) -> None:
     later = parallel.background(lambda: time.sleep(30), Repo(str(tmp_path)))
     assert later._worker is not None
-    pid = later._worker[0]
+    pid = later._worker.pid
     later.abandon()
     with pytest.raises(ChildProcessError):
         os.waitpid(pid, os.WNOHANG)  # stopped and reaped
