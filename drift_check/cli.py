@@ -565,6 +565,9 @@ def run() -> None:
     first, and nothing else is left to do. Tests call `main(argv)`, which returns normally.
     """
     single_run_gc()
+    from drift_check.scanners.patterns import preload
+
+    preload()
     code = main()
     try:
         sys.stdout.flush()

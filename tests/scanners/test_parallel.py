@@ -291,10 +291,15 @@ def test_a_workers_batches_are_loaded_here_while_it_works(
     """This process loads the batches a worker has written whole between its own, not all
     at the end; what it loaded early and what it loads at the end come back in order."""
     parent = os.getpid()
+    monkeypatch.setattr(parallel, "BATCH", 1)
 
     def one(item: int) -> tuple[int, int]:
-        if os.getpid() == parent:
-            time.sleep(0.02)  # the worker writes several batches meanwhile
+        if os.getpid() != parent:
+            (tmp_path / f"done-{item}").touch()
+        else:  # until the worker is on its second batch: its first one is written whole
+            deadline = time.monotonic() + 10
+            while len(list(tmp_path.glob("done-*"))) < 2 and time.monotonic() < deadline:
+                time.sleep(0.005)
         return item, os.getpid()
 
     loaded_before_the_end: list[int] = []
