@@ -1102,7 +1102,8 @@ def _code(groups: list[_Group], repo: Repo, files: list[str], skill_dirs: set[st
     ]
     if not code:
         return
-    names = sorted({n for g in groups for n in g.known()}, key=len, reverse=True)
+    # the longest first, then in order: the same pattern in every run
+    names = sorted({n for g in groups for n in g.known()}, key=lambda n: (-len(n), n))
     quoted = re.compile("[\"'`](" + "|".join(re.escape(n) for n in names) + ")[\"'`]")
     for path in code:
         source = repo.read(path)
