@@ -57,8 +57,8 @@ def find_occurrences(
     One multi-pattern (Aho-Corasick) pass over the case-folded text of every consumer, so the
     cost grows with the text, not with texts times files; exact case is checked at each
     hit. The automaton (ahocorasick-rs, Rust) runs over the folded UTF-8 bytes, so hit
-    offsets are byte offsets. With the `repo` the consumers were read from,
-    a large tree's consumers are searched on every core (`drift_check.parallel`).
+    offsets are byte offsets. With the `repo` the consumers were read from, a large tree's
+    consumers are searched on every core (`drift_check.parallel`).
     """
     exact: dict[str, list[Occurrence]] = {}
     folded: dict[str, list[Occurrence]] = {}
