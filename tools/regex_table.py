@@ -21,6 +21,7 @@ import io
 import os
 import re
 import sys
+import sysconfig
 import tempfile
 from array import array
 from collections.abc import Iterator
@@ -79,14 +80,24 @@ def _quiet() -> Iterator[None]:
         yield
 
 
-def _from_the_package() -> bool:
-    """Whether drift-check's own code asked for the pattern being compiled (the standard
-    library's own patterns are not the table's)."""
+def from_the_package() -> bool:
+    """Whether drift-check's own code asked for the pattern being compiled (asked from a
+    wrapper of `re._compiler.compile`): the first caller outside the standard library is
+    in the package. Other libraries' patterns are not the table's: whether a run compiles
+    them depends on what the process did before (their own caches)."""
+    import drift_check
+
+    package = str(Path(drift_check.__file__).parent)
+    paths = sysconfig.get_paths()
+    installed = (paths["purelib"], paths["platlib"])
     frame = sys._getframe(2)
-    package = str(ROOT / "drift_check")
     while frame is not None:
-        if frame.f_code.co_filename.startswith(package):
-            return True
+        name = frame.f_code.co_filename
+        standard = name.startswith("<") or (
+            name.startswith(paths["stdlib"]) and not name.startswith(installed)
+        )
+        if not standard:
+            return name.startswith(package)
         frame = frame.f_back
     return False
 
@@ -98,7 +109,7 @@ def main(given: list[str]) -> int:
     real = _compiler.compile
 
     def recorded(pattern, flags=0):  # type: ignore[no-untyped-def]
-        if isinstance(pattern, (str, bytes)) and _from_the_package():
+        if isinstance(pattern, (str, bytes)) and from_the_package():
             seen.setdefault((type(pattern), pattern, flags), None)
         return real(pattern, flags)
 

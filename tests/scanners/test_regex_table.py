@@ -13,14 +13,13 @@ from pathlib import Path
 
 import pytest
 
-import drift_check
 from drift_check.cli import main
 from drift_check.scanners import patterns
 from drift_check.scanners import regex_table as table
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
-from regex_table import entry  # noqa: E402
+from regex_table import entry, from_the_package  # noqa: E402
 
 THIS_PYTHON = tuple(sys.version_info[:2]) == table.PYTHON
 needs_this_python = pytest.mark.skipif(
@@ -64,18 +63,6 @@ def test_another_python_loads_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
     assert re._cache == {}
 
 
-def _from_the_package() -> bool:
-    """Whether drift-check's own code asked for the pattern (the standard library's own,
-    which some machines compile and others do not, are not the table's to hold)."""
-    frame = sys._getframe(2)
-    package = str(Path(drift_check.__file__).parent)
-    while frame is not None:
-        if frame.f_code.co_filename.startswith(package):
-            return True
-        frame = frame.f_back
-    return False
-
-
 @needs_this_python
 def test_the_table_holds_every_pattern_a_check_of_the_examples_compiles(
     monkeypatch: pytest.MonkeyPatch,
@@ -84,7 +71,7 @@ def test_the_table_holds_every_pattern_a_check_of_the_examples_compiles(
     real = re._compiler.compile  # type: ignore[attr-defined]
 
     def recorded(pattern, flags=0):  # type: ignore[no-untyped-def]
-        if isinstance(pattern, (str, bytes)) and _from_the_package():
+        if isinstance(pattern, (str, bytes)) and from_the_package():
             compiled.add((pattern, flags))
         return real(pattern, flags)
 
