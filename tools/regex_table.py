@@ -7,10 +7,11 @@ them (`drift_check.scanners.patterns.preload`: the small corpora's runs take 3 t
 It checks the bundled examples, the trees `tests/fixtures/trees` holds, generated skills,
 marketplace and structured trees, and any TREE given (the table of the repository was made
 with the corpora of `../shared/corpora` too), in this process, in every output format and
-with `--diff`, and records each pattern compiled meanwhile (from a string) with the code
-Python's own compiler makes of it. A pattern missing from the table is compiled as
-before; one the table holds gives the same compiled code (tests/scanners/test_regex_table.py).
-Run it again after changing a pattern.
+with `--diff`, and records each pattern drift-check's own code compiled meanwhile (from a
+string; see `from_the_package`) with the code Python's own compiler makes of it, running
+itself again under `PYTHONHASHSEED=0` so that two runs write the same file. A pattern
+missing from the table is compiled as before; one the table holds gives the same compiled
+code (tests/scanners/test_regex_table.py). Run it again after changing a pattern.
 """
 
 from __future__ import annotations
