@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from drift_check import quick
@@ -329,6 +329,15 @@ class Contracts:
                 self.plain[path], path, pointer, self.portable(path)
             )
         return found
+
+    def prepare(self, paths: Iterable[str | None]) -> None:
+        """Work out now what the rules would ask first of the schemas at `paths` (None and
+        unknown paths are passed over): each one's portability and jsonschema-rs validator
+        (a large tree's scan waits for another process meanwhile, and the rules' processes
+        inherit them)."""
+        for path in dict.fromkeys(paths):
+            if path is not None and path in self.plain:
+                self._quick_validator(path)
 
     def portable(self, path: str) -> quick.Portable:
         """`quick.portable_schema` of the schema at `path`, worked out once."""

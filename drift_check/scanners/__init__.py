@@ -143,7 +143,7 @@ def build_facts(config: Config, discovered: Discovered | None = None) -> Facts:
         renamed = agents.agents.values() if contracts.registry is not None else ()
     name_uses = _name_uses(repo, renamed, skills.skills.values())
     kept = _not_skipped(repo, settings)
-    structured, by_name, found = _scan_structured(
+    structured, by_name, validators, found = _scan_structured(
         repo, settings, components, agents.paths, skills.paths, kept
     )
     problems += found
@@ -200,7 +200,7 @@ def build_facts(config: Config, discovered: Discovered | None = None) -> Facts:
         agent_mentions=consumers.agent_mentions,
         registry_path=contracts.path,
         core=core,
-        contracts=_contracts(structured),
+        contracts=validators,
         marker_index=build_index(
             contracts.registry,
             agents.agents,
@@ -545,12 +545,14 @@ def _scan_structured(
     agent_paths: list[str],
     skill_paths: list[str],
     kept: list[str],
-) -> tuple[Structured, ByName, list[InputProblem]]:
+) -> tuple[Structured, ByName, Contracts | None, list[InputProblem]]:
     """Structured contracts: schemas, the blocks and tables that claim them, their readers;
     and the contracts by name: state vocabularies, and the skills, agents and code symbols
     documents name (in the files `kept`, those `discovery-skip` leaves; files they cannot
     read are the repository's problems). The scans need only the schemas in common: a large
-    tree's vocabularies are found in another process meanwhile."""
+    tree's vocabularies are found in another process meanwhile, and this one then makes
+    the validators of the schemas blocks claim (`Contracts.prepare`), which the rules'
+    processes inherit."""
     from drift_check.parallel import background
     from drift_check.scanners.contracts import build_structured, find_schemas
     from drift_check.scanners.references import find_references
@@ -567,15 +569,19 @@ def _scan_structured(
     if len(kept) < LEAST_FILES_FOR_BACKGROUND:
         structured = build_structured(repo, settings, skill_dirs, schemas, kept)
         found = vocabularies()
-        return structured, ByName(found, *find_references(repo, settings, kept)), problems
+        references = find_references(repo, settings, kept)
+        return structured, ByName(found, *references), _contracts(structured), problems
     later = background(vocabularies, repo)
     try:
         structured = build_structured(repo, settings, skill_dirs, schemas, kept)
         references = find_references(repo, settings, kept)
+        contracts = _contracts(structured)
+        if contracts is not None:
+            contracts.prepare(b.schema for b in structured.blocks if b.value is not None)
     except BaseException:
         later.abandon()
         raise
-    return structured, ByName(later.result(), *references), problems
+    return structured, ByName(later.result(), *references), contracts, problems
 
 
 def _occurrences(

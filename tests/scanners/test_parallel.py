@@ -516,3 +516,27 @@ def test_verbose_says_how_many_workers_ran_and_were_redone(
     assert again.out == ran.out
     monkeypatch.setenv(parallel.JOBS_VARIABLE, "1")
     assert "workers:" not in cli(tree, "--verbose").err  # none started
+
+
+def test_the_validators_blocks_claim_are_made_while_a_copy_finds_the_vocabularies(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the vocabularies are found in a forked copy, this process makes the
+    jsonschema-rs validators of the schemas that blocks claim meanwhile, once each: the
+    facts' checker holds them (and no other) before any rule asks."""
+    from drift_check.config import load_config
+
+    unclaimed = {"docs/unclaimed.schema.json": '{"type": "object", "required": ["id"]}\n'}
+    write_tree(tmp_path, tree_files("contract-skills", unclaimed))  # type: ignore[arg-type]
+    monkeypatch.setenv(parallel.JOBS_VARIABLE, "2")
+    monkeypatch.setattr(scanners, "LEAST_FILES_FOR_BACKGROUND", 1)
+    facts = engine.scan(load_config(str(tmp_path)))
+    claimed = {b.schema for b in facts.structured.blocks if b.value is not None}
+    assert facts.contracts is not None and claimed and None not in claimed
+    assert set(facts.structured.schemas) - claimed  # a schema no block claims: not made
+    made = facts.contracts._quick
+    assert {path for path, _ in made} == claimed and all(pointer == "" for _, pointer in made)
+    assert all(made[path, ""] is not None for path in claimed)
+    # what the rules ask next is the validator made: none is compiled again
+    path = sorted(claimed)[0]
+    assert facts.contracts._quick_validator(path) is made[path, ""]
