@@ -141,10 +141,15 @@ def build_facts(config: Config, discovered: Discovered | None = None) -> Facts:
         renamed: Iterable[Agent] = agents.all
     else:
         renamed = agents.agents.values() if contracts.registry is not None else ()
-    name_uses = _name_uses(repo, renamed, skills.skills.values())
     kept = _not_skipped(repo, settings)
-    structured, by_name, validators, found = _scan_structured(
-        repo, settings, components, agents.paths, skills.paths, kept
+    structured, by_name, validators, name_uses, found = _scan_structured(
+        repo,
+        settings,
+        components,
+        agents.paths,
+        skills.paths,
+        kept,
+        _name_uses(repo, renamed, skills.skills.values()),
     )
     problems += found
     problems += repo.problems[read_before:]
@@ -545,14 +550,16 @@ def _scan_structured(
     agent_paths: list[str],
     skill_paths: list[str],
     kept: list[str],
-) -> tuple[Structured, ByName, Contracts | None, list[InputProblem]]:
+    beside: Callable[[], T],
+) -> tuple[Structured, ByName, Contracts | None, T, list[InputProblem]]:
     """Structured contracts: schemas, the blocks and tables that claim them, their readers;
     and the contracts by name: state vocabularies, and the skills, agents and code symbols
     documents name (in the files `kept`, those `discovery-skip` leaves; files they cannot
-    read are the repository's problems). The scans need only the schemas in common: a large
-    tree's vocabularies are found in another process meanwhile, and this one then makes
-    the validators of the schemas blocks claim (`Contracts.prepare`), which the rules'
-    processes inherit."""
+    read are the repository's problems); and what `beside()` gives, a scan that needs none
+    of them (the name uses). The scans need only the schemas in common: a large tree's
+    vocabularies are found in another process while this one scans the blocks and the
+    references, makes the validators of the schemas blocks claim (`Contracts.prepare`, which
+    the rules' processes inherit) and then calls `beside()`."""
     from drift_check.parallel import background
     from drift_check.scanners.contracts import build_structured, find_schemas
     from drift_check.scanners.references import find_references
@@ -561,16 +568,18 @@ def _scan_structured(
     problems: list[InputProblem] = []
     skill_dirs = frozenset(p.rsplit("/", 1)[0] for p in skill_paths)
     plugin_roots = frozenset(p.root for p in components.plugins)
+    if len(kept) < LEAST_FILES_FOR_BACKGROUND:
+        aside = beside()
+        schemas = find_schemas(repo, settings, skill_dirs, agent_paths, plugin_roots, problems)
+        structured = build_structured(repo, settings, skill_dirs, schemas, kept)
+        found = find_vocabularies(repo, settings, schemas.values(), kept)
+        references = find_references(repo, settings, kept)
+        return structured, ByName(found, *references), _contracts(structured), aside, problems
     schemas = find_schemas(repo, settings, skill_dirs, agent_paths, plugin_roots, problems)
 
     def vocabularies() -> tuple[Vocabulary, ...]:
         return find_vocabularies(repo, settings, schemas.values(), kept)
 
-    if len(kept) < LEAST_FILES_FOR_BACKGROUND:
-        structured = build_structured(repo, settings, skill_dirs, schemas, kept)
-        found = vocabularies()
-        references = find_references(repo, settings, kept)
-        return structured, ByName(found, *references), _contracts(structured), problems
     later = background(vocabularies, repo)
     try:
         structured = build_structured(repo, settings, skill_dirs, schemas, kept)
@@ -578,10 +587,12 @@ def _scan_structured(
         contracts = _contracts(structured)
         if contracts is not None:
             contracts.prepare(b.schema for b in structured.blocks if b.value is not None)
+        aside = beside()
     except BaseException:
         later.abandon()
         raise
-    return structured, ByName(later.result(), *references), contracts, problems
+    return structured, ByName(later.result(), *references), contracts, aside, problems
+    return structured, ByName(vocabularies, *references), contracts, aside, problems
 
 
 def _occurrences(
@@ -610,16 +621,23 @@ class ByName(NamedTuple):
 
 def _name_uses(
     repo: Repo, agents: Iterable[Agent], skills: Iterable[Skill]
-) -> dict[str, tuple[Position, ...]]:
-    """Where the names a `name:` fix would replace occur in the files read."""
+) -> Callable[[], dict[str, tuple[Position, ...]]]:
+    """Where the names a `name:` fix would replace occur in the files read so far and the
+    Markdown files (a README's `/plugin:name` is a use too): the files are chosen now, the
+    search is made when the function returned is called (in another process, for a large
+    tree, beside the vocabularies)."""
     from drift_check.scanners.names import name_uses, renamable_names
 
     names = renamable_names(agents, skills)
     if not names:
-        return {}
-    for path in repo.glob(["**/*.md"]):  # a README's `/plugin:name` is a use too
-        repo.read(path)
-    return name_uses(sorted(repo.sources().values()), names)
+        return dict
+    paths = sorted({*repo.sources(), *repo.glob(["**/*.md"])})
+
+    def search() -> dict[str, tuple[Position, ...]]:
+        read = (repo.read(path) for path in paths)
+        return name_uses([s for s in read if s is not None], names)
+
+    return search
 
 
 def _reference_reads(

@@ -292,14 +292,22 @@ def test_a_workers_batches_are_loaded_here_while_it_works(
     at the end; what it loaded early and what it loads at the end come back in order."""
     parent = os.getpid()
     monkeypatch.setattr(parallel, "BATCH", 1)
+    worked = [0]  # the worker's own count (a copy of this list)
+    went = tmp_path / "parent-went"
 
     def one(item: int) -> tuple[int, int]:
+        deadline = time.monotonic() + 10
         if os.getpid() != parent:
             (tmp_path / f"done-{item}").touch()
+            worked[0] += 1
+            # on a busy machine the worker could take every batch before this process takes
+            # one: from its third on, it waits until this process has worked a batch
+            while worked[0] > 2 and not went.exists() and time.monotonic() < deadline:
+                time.sleep(0.005)
         else:  # until the worker is on its second batch: its first one is written whole
-            deadline = time.monotonic() + 10
             while len(list(tmp_path.glob("done-*"))) < 2 and time.monotonic() < deadline:
                 time.sleep(0.005)
+            went.touch()
         return item, os.getpid()
 
     loaded_before_the_end: list[int] = []
