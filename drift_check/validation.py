@@ -333,8 +333,8 @@ class Contracts:
     def prepare(self, paths: Iterable[str | None]) -> None:
         """Work out now what the rules would ask first of the schemas at `paths` (None and
         unknown paths are passed over): each one's portability and jsonschema-rs validator
-        (a large tree's scan waits for another process meanwhile, and the rules' processes
-        inherit them)."""
+        (a large tree's scan has the time while another process finds its vocabularies, and
+        the rules' processes inherit them)."""
         for path in dict.fromkeys(paths):
             if path is not None and path in self.plain:
                 self._quick_validator(path)

@@ -584,15 +584,14 @@ def _scan_structured(
     try:
         structured = build_structured(repo, settings, skill_dirs, schemas, kept)
         references = find_references(repo, settings, kept)
-        contracts = _contracts(structured)
-        if contracts is not None:
-            contracts.prepare(b.schema for b in structured.blocks if b.value is not None)
+        validators = _contracts(structured)
+        if validators is not None:
+            validators.prepare(b.schema for b in structured.blocks if b.value is not None)
         aside = beside()
     except BaseException:
         later.abandon()
         raise
-    return structured, ByName(later.result(), *references), contracts, aside, problems
-    return structured, ByName(vocabularies, *references), contracts, aside, problems
+    return structured, ByName(later.result(), *references), validators, aside, problems
 
 
 def _occurrences(
@@ -624,8 +623,8 @@ def _name_uses(
 ) -> Callable[[], dict[str, tuple[Position, ...]]]:
     """Where the names a `name:` fix would replace occur in the files read so far and the
     Markdown files (a README's `/plugin:name` is a use too): the files are chosen now, the
-    search is made when the function returned is called (in another process, for a large
-    tree, beside the vocabularies)."""
+    search is made when the function returned is called (on a large tree, after the
+    structured scan, while another process still finds the vocabularies)."""
     from drift_check.scanners.names import name_uses, renamable_names
 
     names = renamable_names(agents, skills)
