@@ -964,13 +964,30 @@ def _home(
     ]
     if by_name:
         return min(by_name, key=lambda g: order[id(g)])
-    fitting = [g for g in same if _overlap(g.keys, definition.keys)]
+    fitting = [
+        g
+        for g in same
+        if _overlap(g.keys, definition.keys) and not _named_apart(g.contracts, definition.contracts)
+    ]
     if len(fitting) <= 1:
         return fitting[0] if fitting else None
     here = posixpath.dirname(definition.states.position.path).split("/")
     nearness = [_shared(here, g.source.position.path) for g in fitting]
     best = max(nearness)
     return fitting[nearness.index(best)]
+
+
+_TEMPLATE_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:RESULT|REQUEST)")
+
+
+def _named_apart(theirs: set[str], mine: frozenset[str]) -> bool:
+    """Whether two contracts are named by different templates (`ALPHA_RESULT` and
+    `BETA_RESULT`): two contracts, however alike their keys (a template whose own schema
+    could not be read must not join the nearest other skill's)."""
+    named = {c for c in mine if _TEMPLATE_NAME.fullmatch(c)}
+    if not named or not named.isdisjoint(theirs):
+        return False
+    return any(_TEMPLATE_NAME.fullmatch(c) for c in theirs)
 
 
 def _shared(folder: list[str], path: str) -> int:
