@@ -583,9 +583,14 @@ def single_run_gc() -> None:
 
     A large tree's facts are millions of small objects, alive until the exit, and each full
     collection walked them all for nothing (about 10% of a 200-plugin marketplace's run,
-    docs/performance.md). The young generations are still collected: parsing YAML leaves
-    reference cycles, and without them a real marketplace's run took half again the memory.
+    docs/performance.md). The collector is off until ruamel.yaml parses a text, whose
+    reference cycles it is there for (`yaml_loader.collect_cycles`): a run whose frontmatter
+    the fast path reads makes none worth collecting, and its young collections took 2 to 5%
+    of the run.
     """
     import gc
 
+    from drift_check.yaml_loader import collector_waits
+
     gc.set_threshold(700, 10, 1000)  # the first two are CPython's defaults
+    collector_waits()

@@ -217,6 +217,9 @@ def _token_spans(body: str) -> list[tuple[int, int]] | None:
     from ruamel.yaml import YAML
     from ruamel.yaml.error import YAMLError
 
+    from drift_check.yaml_loader import collect_cycles
+
+    collect_cycles()
     try:
         tokens = list(YAML(typ="safe", pure=True).scan(body))
     except (YAMLError, RecursionError):
