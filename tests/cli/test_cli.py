@@ -232,3 +232,30 @@ def test_banner_counts_read_as_english(tmp_path: Path, cli) -> None:  # type: ig
     err = cli(str(one), "--select", "DC601").err
     assert "detected from .claude/agents/solo.md; 1 agent, 1 rule\n" in err
     assert "(5 rows), 6 agents, 1 skill, 1 command, 11 consumer files" in cli(str(EXAMPLES)).err
+
+
+def test_the_console_script_collects_cycles_only_once_ruamel_yaml_has_parsed() -> None:
+    """`single_run_gc` turns the cyclic collector off; the first YAML text ruamel.yaml
+    parses turns it back on (its loads leave cycles behind), a text the fast path reads
+    does not."""
+    import gc
+
+    from drift_check import yaml_loader
+    from drift_check.cli import single_run_gc
+    from drift_check.facts import Source
+    from drift_check.scanners.frontmatter import read_frontmatter
+
+    before = gc.get_threshold()
+    try:
+        single_run_gc()
+        assert not gc.isenabled()
+        simple = Source("a/SKILL.md", "---\nname: a\ndescription: Plain.\n---\n")
+        assert read_frontmatter(simple).data == {"name": "a", "description": "Plain."}
+        assert not gc.isenabled()
+        aliased = Source("b/SKILL.md", "---\nname: b\nmeta: &m\n  x: 1\nother: *m\n---\n")
+        assert read_frontmatter(aliased).data == {"name": "b", "meta": {"x": 1}, "other": {"x": 1}}
+        assert gc.isenabled()
+    finally:
+        yaml_loader._collector_waits = False
+        gc.enable()
+        gc.set_threshold(*before)
