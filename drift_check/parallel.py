@@ -181,7 +181,7 @@ def background(work: Callable[[], R], repo: Repo) -> Background:
         os.close(take)
         return Background(work, repo, None)
     try:
-        worker = _start(lambda _: work(), [(None,)], take, repo)
+        worker = _start(lambda _: work(), [(None,)], take, repo, texts=False)
     finally:
         os.close(take)
     if worker is not None:
@@ -189,7 +189,99 @@ def background(work: Callable[[], R], repo: Repo) -> Background:
     return Background(work, repo, worker)
 
 
-_busy = 0  # copies started by `background` and not finished: each holds a core
+class Shared:
+    """Batches of work that a forked copy of this process takes, from the first on, while
+    this process does other work (see `share`): `work_here()` works the batches not taken
+    yet here, `finish()` gives every batch's results, in order."""
+
+    def __init__(
+        self,
+        work: Callable[[Any], Any],
+        batches: list[Sequence[Any]],
+        repo: Repo,
+        take: int | None,
+        worker: _Worker | None,
+    ) -> None:
+        self._work = work
+        self._batches = batches
+        self._repo = repo
+        self._take = take
+        self._worker = worker
+        self._done: dict[int, list[Any]] = {}
+
+    def work_here(self) -> None:
+        """Take the batches left, one at a time, and work them here (the copy goes on with
+        those it took); then this process may do other work while the copy ends."""
+        take, self._take = self._take, None
+        if take is None:
+            return
+        worker = self._worker
+        try:
+            for b in _claims(take):
+                self._done[b] = [self._work(item) for item in self._batches[b]]
+                if worker is not None:
+                    worker.load_written(self._repo)
+        except BaseException:
+            self.abandon()
+            raise
+        finally:
+            os.close(take)
+
+    def finish(self) -> list[list[Any]]:
+        global _busy
+        self.work_here()
+        worker, self._worker = self._worker, None
+        done = self._done
+        if worker is not None:
+            _busy -= 1
+            found = _finish(worker, self._repo)
+            if found is None:
+                counts["redone"] += 1
+            else:  # else this process works the batches the worker took
+                theirs, reads = found
+                done.update(theirs)
+                self._repo.learn(reads)
+        return [
+            done[b] if b in done else [self._work(item) for item in batch]
+            for b, batch in enumerate(self._batches)
+        ]
+
+    def abandon(self) -> None:
+        """Stop the copy: the results will not be asked for."""
+        global _busy
+        worker, self._worker = self._worker, None
+        take, self._take = self._take, None
+        if take is not None:
+            os.close(take)
+        if worker is not None:
+            _busy -= 1
+            _abandon([worker])
+
+
+def share(work: Callable[[Any], Any], batches: list[Sequence[Any]], repo: Repo) -> Shared:
+    """Start a forked copy of this process on `batches` of items, `work(item)` each, the
+    first batch first, when a core is free for it; this process works the batches left
+    when it calls `finish()` (after other work of its own), so that the two end about
+    together whatever each side costs. Otherwise every batch is worked in `finish()`. The
+    same terms as `background`: `work` reads files only through `repo` and returns values
+    that pickle; the copy holds a core until `finish()`."""
+    global _busy
+    if _free() < 2 or repo.overlay or not hasattr(os, "fork"):
+        return Shared(work, batches, repo, None, None)
+    try:
+        take, give = os.pipe()
+    except OSError:
+        return Shared(work, batches, repo, None, None)
+    if not _hand_out(give, len(batches)):
+        os.close(take)
+        return Shared(work, batches, repo, None, None)
+    worker = _start(work, batches, take, repo, texts=False)
+    if worker is not None:
+        _busy += 1
+    return Shared(work, batches, repo, take, worker)
+
+
+_busy = 0  # copies started by `background` or `share` and not finished: each holds a core
 
 
 def _free() -> int:
@@ -386,9 +478,16 @@ class _Worker:
 
 
 def _start(
-    work: Callable[[T], R], batches: list[Sequence[T]], take: int, repo: Repo | None
+    work: Callable[[T], R],
+    batches: list[Sequence[T]],
+    take: int,
+    repo: Repo | None,
+    texts: bool = True,
 ) -> _Worker | None:
-    """Fork a worker that takes batches from `take`, or None."""
+    """Fork a worker that takes batches from `take`, or None. Without `texts`, the files it
+    read come back without their texts, even on a tree small enough to hold them all: a
+    copy started beside this process's own scan reads what this one reads too, and a text
+    sent again cost more than the rare file read again (`background`, `share`)."""
     try:
         out = os.memfd_create("drift-check-worker", os.MFD_CLOEXEC)
     except (AttributeError, OSError):
@@ -418,7 +517,7 @@ def _start(
         os.set_blocking(say, False)
         mark = repo.mark() if repo is not None else None
         with open(out, "wb", closefd=False) as stream:
-            pickler = _pickler(stream, texts=repo is not None and repo.texts.hold_all)
+            pickler = _pickler(stream, texts=texts and repo is not None and repo.texts.hold_all)
             for b in _claims(take):
                 pickler.dump((b, [work(item) for item in batches[b]]))
                 stream.flush()

@@ -556,13 +556,20 @@ def _scan_structured(
     and the contracts by name: state vocabularies, and the skills, agents and code symbols
     documents name (in the files `kept`, those `discovery-skip` leaves; files they cannot
     read are the repository's problems); and what `beside()` gives, a scan that needs none
-    of them (the name uses). The scans need only the schemas in common: a large tree's
-    vocabularies are found in another process while this one scans the blocks and the
-    references, makes the validators of the schemas blocks claim (`Contracts.prepare`, which
-    the rules' processes inherit) and then calls `beside()`."""
-    from drift_check.parallel import background
+    of them (the name uses). The scans need only the schemas in common: on a large tree a
+    copy of this process finds the vocabularies while this one scans the blocks, makes the
+    validators of the schemas blocks claim (`Contracts.prepare`, which the rules' processes
+    inherit); then both search the Markdown files for names, in batches, each from the
+    moment its own work is done (`parallel.share`: which side is longer depends on the
+    tree), and this one calls `beside()` while the copy ends."""
+    from drift_check.parallel import MAX_BATCHES, share
     from drift_check.scanners.contracts import build_structured, find_schemas
-    from drift_check.scanners.references import find_references
+    from drift_check.scanners.references import (
+        find_references,
+        gather_references,
+        named_in,
+        reference_paths,
+    )
     from drift_check.scanners.vocabulary import find_vocabularies
 
     problems: list[InputProblem] = []
@@ -576,22 +583,35 @@ def _scan_structured(
         references = find_references(repo, settings, kept)
         return structured, ByName(found, *references), _contracts(structured), aside, problems
     schemas = find_schemas(repo, settings, skill_dirs, agent_paths, plugin_roots, problems)
+    paths = reference_paths(kept)
+    named = named_in(repo)
 
-    def vocabularies() -> tuple[Vocabulary, ...]:
-        return find_vocabularies(repo, settings, schemas.values(), kept)
+    def unit(item: str | None) -> Any:  # the vocabularies first, then a file's names
+        if item is None:
+            return find_vocabularies(repo, settings, schemas.values(), kept)
+        return named(item)
 
-    later = background(vocabularies, repo)
+    size = max(REFERENCE_BATCH, -(-len(paths) // (MAX_BATCHES - 1)))
+    batches = [[None], *(paths[i : i + size] for i in range(0, len(paths), size))]
+    shared = share(unit, batches, repo)
     try:
         structured = build_structured(repo, settings, skill_dirs, schemas, kept)
-        references = find_references(repo, settings, kept)
         validators = _contracts(structured)
         if validators is not None:
             validators.prepare(b.schema for b in structured.blocks if b.value is not None)
-        aside = beside()
+        shared.work_here()
+        aside = beside()  # while the copy ends, if it is the longer side
+        (found,), *by_file = shared.finish()
     except BaseException:
-        later.abandon()
+        shared.abandon()
         raise
-    return structured, ByName(later.result(), *references), validators, aside, problems
+    references = gather_references(repo, (f for batch in by_file for f in batch))
+    return structured, ByName(found, *references), validators, aside, problems
+
+
+# The files a batch of the references' search holds, where a copy of the process shares it
+# (`_scan_structured`): the one that ends its own work first takes the next batch.
+REFERENCE_BATCH = 32
 
 
 def _occurrences(

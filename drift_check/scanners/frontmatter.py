@@ -409,6 +409,9 @@ def split_entries(value: str, spaces: bool = False) -> list[str]:
     """The entries of a list written as one string: split on commas (and on blanks where
     `spaces`) outside parentheses, so `Agent(worker, researcher)` and `Bash(npm run *)` stay
     whole."""
+    if "(" not in value:  # nothing to keep whole: the separators split it all
+        parts = value.replace("\t", ",").replace(" ", ",") if spaces else value
+        return [v.strip() for v in parts.split(",") if v.strip()]
     out: list[str] = []
     depth, start = 0, 0
     for i, ch in enumerate(value):

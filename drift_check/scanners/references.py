@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from drift_check.facts import Citation, NameReference, Position, PythonModule, Source
@@ -70,13 +70,34 @@ def find_references(
     those `discovery-skip` names."""
     from drift_check.parallel import map_files
 
+    paths = reference_paths(files)
+    found = map_files(named_in(repo), paths, repo, light=True)
+    return gather_references(repo, found)
+
+
+def reference_paths(files: list[str]) -> list[str]:
+    """The files `find_references` reads: the Markdown files of `files`."""
+    return [p for p in files if p.endswith(".md")]
+
+
+FoundIn = tuple[list[NameReference], list[Citation]] | None
+
+
+def named_in(repo: Repo) -> Callable[[str], FoundIn]:
+    """The names and citations of one file of `reference_paths` (None when it holds
+    neither): the per-file part of `find_references`, for any process to do."""
     existing = repo.existing()
-    paths = [p for p in files if p.endswith(".md")]
-    found = [
-        f for f in map_files(lambda p: _named(repo, p, existing), paths, repo, light=True) if f
-    ]
-    references = [r for named, _ in found for r in named]
-    citations = [c for _, cited in found for c in cited]
+    return lambda path: _named(repo, path, existing)
+
+
+def gather_references(
+    repo: Repo, found: Iterable[FoundIn]
+) -> tuple[tuple[NameReference, ...], tuple[Citation, ...], dict[str, PythonModule]]:
+    """`find_references` from what `named_in` found in each file, in the files' order:
+    the cited Python files read, and each citation given what its lines hold."""
+    hits = [f for f in found if f]
+    references = [r for named, _ in hits for r in named]
+    citations = [c for _, cited in hits for c in cited]
     modules: dict[str, PythonModule] = {}
     for target in sorted({c.target for c in citations}):
         source = repo.read(target)

@@ -49,6 +49,28 @@ def reference_frontmatter_names(
     return tuple(out)
 
 
+def reference_split_entries(value: str, spaces: bool) -> list[str]:
+    """The loop `split_entries` runs where a value has parentheses: every value took it."""
+    out: list[str] = []
+    depth, start = 0, 0
+    for i, ch in enumerate(value):
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth = max(0, depth - 1)
+        elif depth == 0 and (ch == "," or (spaces and ch in " \t")):
+            out.append(value[start:i])
+            start = i + 1
+    out.append(value[start:])
+    return [v.strip() for v in out if v.strip()]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(st.sampled_from("ab,() \t\n\r\x0b\u3000*"), max_size=24), st.booleans())
+def test_split_entries_splits_as_the_loop_did(value: str, spaces: bool) -> None:
+    assert split_entries(value, spaces) == reference_split_entries(value, spaces)
+
+
 NAME = st.sampled_from(["Read", "Write", "Bash(git *)", "a", "ab", "b a", "tools", "\n", "é"])
 LINE = st.lists(st.sampled_from(["Read", "Write", "Bash(git *)", "a", "b", " ", ",", "-"]))
 

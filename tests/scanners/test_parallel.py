@@ -466,6 +466,65 @@ def test_abandoned_background_work_is_stopped(tmp_path: Path, two_jobs: None) ->
     assert parallel._free() == 2
 
 
+def test_shared_batches_are_worked_on_both_sides_and_come_back_in_order(
+    tmp_path: Path, two_jobs: None
+) -> None:
+    """The copy takes the first batch (its own work), this process the batches left when
+    it is ready; the results come back in order, and the repository learns what the copy
+    read, without its text (this process reads it again if it must)."""
+    write_tree(tmp_path, {"x.md": "x\n", **{f"{i}.md": f"{i}\n" for i in range(4)}})
+    marker = tmp_path / "copy-started"
+    repo = Repo(str(tmp_path))
+    repo.files()
+    parent = os.getpid()
+
+    def work(item: str | None) -> tuple[str, bool]:
+        if item is None:
+            marker.write_text("")
+            source = repo.read("x.md")
+            return (source.text if source else "", os.getpid() == parent)
+        source = repo.read(item)
+        return (source.text if source else "", os.getpid() == parent)
+
+    shared = parallel.share(work, [[None], ["0.md", "1.md"], ["2.md"], ["3.md"]], repo)
+    assert parallel._free() == 1  # the copy holds a core
+    for _ in range(500):
+        if marker.exists():
+            break
+        time.sleep(0.01)
+    shared.work_here()
+    results = shared.finish()
+    assert parallel._free() == 2
+    assert results[0] == [("x\n", False)]
+    assert [text for batch in results[1:] for text, _ in batch] == ["0\n", "1\n", "2\n", "3\n"]
+    copied = repo.sources()["x.md"]
+    assert not copied.held and copied.text == "x\n"
+
+
+def test_shared_batches_a_failed_copy_took_are_worked_here(tmp_path: Path, two_jobs: None) -> None:
+    parent = os.getpid()
+
+    def work(item: int) -> int:
+        if os.getpid() != parent:
+            raise RuntimeError("the copy's failure")
+        return item * 2
+
+    shared = parallel.share(work, [[1], [2, 3]], Repo(str(tmp_path)))
+    assert shared.finish() == [[2], [4, 6]]
+    assert parallel._free() == 2
+
+
+def test_shared_batches_without_a_free_core_are_all_worked_here(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(parallel.JOBS_VARIABLE, "1")
+    pids: list[int] = []
+    repo = Repo(str(tmp_path))
+    shared = parallel.share(lambda i: pids.append(os.getpid()) or i, [[1], [2]], repo)
+    assert pids == []
+    assert shared.finish() == [[1], [2]] and set(pids) == {os.getpid()}
+
+
 def test_rules_run_by_a_worker_send_their_fixes(
     tmp_path: Path, cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:  # type: ignore[no-untyped-def]
