@@ -125,6 +125,7 @@ def build_facts(config: Config, discovered: Discovered | None = None) -> Facts:
     problems += found
     targets = _scan_link_targets(repo, agents, skills, memory_files)
     checked = {*skills.skills, *memory_files, *(a.path for a in agents.all), *agents.followed}
+    checked.update(commands)  # their fences were looked at where they were read
     problems = _unclosed_fences(repo, problems, checked, targets.scanned)
     reference_reads = _reference_reads(
         repo, agents.all, set(consumers.consumers), tuple(settings["legacy-read-tags"])
@@ -763,10 +764,17 @@ def _commands(
     """Command files by path; a file already read as an agent or a skill is not a command."""
     paths = [p for p in candidates if p.endswith(".md") and p not in scanned]
     from drift_check.scanners.commands import scan_command
+    from drift_check.scanners.markdown import unclosed_fence_problem
 
     def one(path: str) -> tuple[Command | None, list[InputProblem]]:
         met: list[InputProblem] = []
-        return scan_command(path, repo, met), met
+        command = scan_command(path, repo, met)
+        source = repo.read(path) if command is not None else None
+        if source is not None and _may_fence(source.text):  # here, by any worker
+            fence = unclosed_fence_problem(path, scan(source.text, 0), markers=False)
+            if fence is not None:
+                met.append(fence)
+        return command, met
 
     def done(
         results: list[tuple[Command | None, list[InputProblem]]],
