@@ -436,6 +436,23 @@ class _Written:
         return line
 
 
+# The number a worker sends what it read under, between its batches' results
+READ_SO_FAR = -1
+
+
+def _merged(parts: list[Reads]) -> Reads:
+    """The reads a worker sent in parts, as one (`Repo.reads_since` its start)."""
+    from drift_check.scanners.files import Reads
+
+    if len(parts) == 1:
+        return parts[0]
+    return Reads(
+        tuple(f for part in parts for f in part.files),
+        tuple(p for part in parts for p in part.problems),
+        frozenset().union(*(part.naming_tool for part in parts)),
+    )
+
+
 class _Worker:
     """A forked worker: its pid, the memory file it writes its results to, a pipe where it
     says how far its results are written whole, and the batches' results loaded from it so
@@ -448,6 +465,7 @@ class _Worker:
         self.written = _Written(out)
         self.receiver: _Receiver | None = None
         self.done: dict[int, list[Any]] = {}
+        self.reads: list[Reads] = []  # what it read, in the parts sent so far
         self.failed = False
 
     def load_written(self, repo: Repo | None) -> None:
@@ -467,7 +485,10 @@ class _Worker:
             receiver = self.receiver = self.receiver or _Receiver(self.written, repo)
             while self.written.at < reach:
                 number, found = receiver.load()
-                self.done[number] = found
+                if number == READ_SO_FAR:
+                    self.reads.append(found)
+                else:
+                    self.done[number] = found
         except Exception:
             self.failed = True
 
@@ -520,6 +541,11 @@ def _start(
             pickler = _pickler(stream, texts=texts and repo is not None and repo.texts.hold_all)
             for b in _claims(take):
                 pickler.dump((b, [work(item) for item in batches[b]]))
+                if repo is not None and mark is not None and repo.mark() != mark:
+                    # what the batch read, sent with it: the parent loads it while it works,
+                    # not all at the end, when it waits for this worker
+                    pickler.dump((READ_SO_FAR, repo.reads_since(mark)))
+                    mark = repo.mark()
                 stream.flush()
                 _say(say, stream.tell())
             pickler.dump((None, repo.reads_since(mark) if repo is not None else None))
@@ -560,11 +586,14 @@ def _finish(worker: _Worker | None, repo: Repo | None) -> tuple[dict[int, list[A
             return None
         receiver = worker.receiver or _Receiver(worker.written, repo)
         done = worker.done
-        while True:  # each batch's results, then (under None) what the worker read
+        while True:  # each batch's results and what it read, then (None) what is left
             number, found = receiver.load()
             if number is None:
-                return done, found
-            done[number] = found
+                return done, _merged([*worker.reads, found]) if worker.reads else found
+            if number == READ_SO_FAR:
+                worker.reads.append(found)
+            else:
+                done[number] = found
     except Exception:  # a worker cut short: the parent works its batches again
         return None
     finally:

@@ -324,6 +324,66 @@ def test_a_workers_batches_are_loaded_here_while_it_works(
     assert loaded_before_the_end and loaded_before_the_end[0] > 0
 
 
+def test_what_a_worker_read_is_loaded_with_its_batches_and_learned_whole(
+    tmp_path: Path, two_jobs: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker sends what each batch read with the batch, so this process loads it while
+    it works (not all at the end, when it waits for the worker); the repository learns the
+    parts as one, in order, with the problems the worker met."""
+    parent = os.getpid()
+    monkeypatch.setattr(parallel, "BATCH", 1)
+    write_tree(tmp_path, {f"f{i}.md": f"{i}\n" for i in range(40)})
+    (tmp_path / "f7.md").write_bytes(b"\xff\n")  # not UTF-8: a problem, wherever it is read
+    worked = [0]
+    went = tmp_path / "parent-went"
+    repo = Repo(str(tmp_path))
+    repo.files()
+
+    def one(item: int) -> int:
+        deadline = time.monotonic() + 10
+        repo.read(f"f{item}.md")
+        if os.getpid() != parent:
+            (tmp_path / f"done-{item}").touch()
+            worked[0] += 1
+            while worked[0] > 2 and not went.exists() and time.monotonic() < deadline:
+                time.sleep(0.005)
+        else:
+            while len(list(tmp_path.glob("done-*"))) < 2 and time.monotonic() < deadline:
+                time.sleep(0.005)
+            went.touch()
+        return os.getpid()
+
+    parts_before_the_end: list[int] = []
+    finish = parallel._finish
+
+    def recorded(worker, repo):  # type: ignore[no-untyped-def]
+        parts_before_the_end.append(len(worker.reads))
+        return finish(worker, repo)
+
+    monkeypatch.setattr(parallel, "_finish", recorded)
+    pids = parallel.map_files(one, list(range(40)), repo)
+    assert set(pids) - {parent}  # the worker took some
+    assert parts_before_the_end and parts_before_the_end[0] > 0
+    assert sorted(repo.sources()) == sorted(f"f{i}.md" for i in range(40) if i != 7)
+    assert [p.position.path for p in repo.problems] == ["f7.md"]
+
+
+def test_read_parts_merge_in_order() -> None:
+    from drift_check.facts import InputProblem, Position
+    from drift_check.scanners.files import Reads
+
+    problem = InputProblem(Position("b.md", 1, 1), "read", "not UTF-8")
+    parts = [
+        Reads((("a.md", None),), (), frozenset({"a.md"})),
+        Reads((("b.md", None), ("c.md", None)), (problem,), frozenset()),
+        Reads((), (), frozenset({"c.md"})),
+    ]
+    merged = parallel._merged(parts)
+    assert [path for path, _ in merged.files] == ["a.md", "b.md", "c.md"]
+    assert merged.problems == (problem,)
+    assert merged.naming_tool == {"a.md", "c.md"}
+
+
 # names and citations for the by-name scans, beside each structured tree's own drift
 NAMED = {
     "docs/handoff.md": (
