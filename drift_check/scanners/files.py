@@ -259,6 +259,11 @@ TEXT_SUFFIXES = (
 def _size_at_most(root: str, paths: list[str], limit: int) -> bool:
     """Whether the files at `paths` take at most `limit` bytes on disk (one `stat` each,
     until the sum passes it; a file that cannot be stated counts nothing)."""
+    return _size_sum(root, paths, limit) <= limit
+
+
+def _size_sum(root: str, paths: list[str], limit: int) -> int:
+    """The bytes the files at `paths` take on disk, added up until the sum passes `limit`."""
     total = 0
     for path in paths:
         try:
@@ -266,8 +271,19 @@ def _size_at_most(root: str, paths: list[str], limit: int) -> bool:
         except OSError:
             continue
         if total > limit:
-            return False
-    return True
+            break
+    return total
+
+
+class _Sized(NamedTuple):
+    files: frozenset[str]  # the files a shared walk sized
+    size: int  # their bytes, added up until the sum passed `TEXT_HOLD_ALL`
+
+
+# The tree is walked by every process once its top folders (down to this depth) hold this
+# many folders: walking about 5,000 folders took 40 ms of one process.
+LEAST_FOLDERS_TO_SHARE = 128
+SHARED_WALK_DEPTH = 2
 
 
 class Texts:
@@ -379,16 +395,69 @@ class Repo:
         """Every regular file (or in-root symlink to one) as a sorted repository path."""
         if self._files is None:
             found: list[str] = []
-            self._walk(self.root, "", found, [])
+            sized = self._walk_tree(found)  # the text bytes of the files walked elsewhere
             found.sort()
             self._file_set = frozenset(found)  # an excluded file still exists (links, citations)
             if self.exclude:
                 found = [f for f in found if not matches(f, self.exclude)]
             self._files = found
             if self._budget_given is None:
-                texts = [f for f in found if f.endswith(TEXT_SUFFIXES)]
-                self.texts.hold_all = _size_at_most(self.root, texts, TEXT_HOLD_ALL)
+                texts = [f for f in found if f.endswith(TEXT_SUFFIXES) and f not in sized.files]
+                left = TEXT_HOLD_ALL - sized.size
+                self.texts.hold_all = left >= 0 and _size_at_most(self.root, texts, left)
         return self._files
+
+    def _walk_tree(self, found: list[str]) -> _Sized:
+        """Every file of the tree into `found`. The top folders are walked here until there
+        are `LEAST_FOLDERS_TO_SHARE` folders below them (at most `SHARED_WALK_DEPTH` levels
+        down), which every process then takes in turn (`parallel.map_files`), each walking
+        its folders whole and adding up the size of their text files (`files.TEXT_HOLD_ALL`
+        asks for it): the files walked so and the sum of their sizes."""
+        level: list[tuple[str, str, _Ignores]] = [(self.root, "", [])]
+        for _ in range(SHARED_WALK_DEPTH):
+            deeper: list[tuple[str, str, _Ignores]] = []
+            for absdir, reldir, ignores in level:
+                self._walk(absdir, reldir, found, ignores, deeper)
+            level = deeper
+            if len(level) >= LEAST_FOLDERS_TO_SHARE:
+                break
+        if len(level) < LEAST_FOLDERS_TO_SHARE:
+            for absdir, reldir, ignores in level:
+                self._walk(absdir, reldir, found, ignores)
+            return _Sized(frozenset(), 0)
+        from drift_check.parallel import map_files
+
+        walked, size = [], 0
+        for files, links, outside, problems, held in map_files(self._walk_folder, level, self):
+            walked += files
+            self._links.update(links)
+            self._outside_links += outside
+            self.problems += problems
+            size += held
+        found += walked
+        return _Sized(frozenset(walked), size)
+
+    def _walk_folder(
+        self, folder: tuple[str, str, _Ignores]
+    ) -> tuple[list[str], set[str], list[tuple[str, bool]], list[InputProblem], int]:
+        """The files below one folder (`_walk`), the links and problems met there, and the
+        bytes of its text files that are not excluded, added up until they pass
+        `TEXT_HOLD_ALL`; in whichever process takes the folder."""
+        absdir, reldir, ignores = folder
+        kept = self._links, self._outside_links, self.problems
+        self._links, self._outside_links, self.problems = set(), [], []
+        try:
+            found: list[str] = []
+            self._walk(absdir, reldir, found, ignores)
+            texts = [
+                f
+                for f in found
+                if f.endswith(TEXT_SUFFIXES) and not (self.exclude and matches(f, self.exclude))
+            ]
+            size = _size_sum(self.root, texts, TEXT_HOLD_ALL) if self._budget_given is None else 0
+            return found, self._links, self._outside_links, self.problems, size
+        finally:
+            self._links, self._outside_links, self.problems = kept
 
     def existing(self) -> frozenset[str]:
         """Every file of the tree, the excluded ones too."""
@@ -396,7 +465,16 @@ class Repo:
         assert self._file_set is not None
         return self._file_set
 
-    def _walk(self, absdir: str, reldir: str, found: list[str], ignores: _Ignores) -> None:
+    def _walk(
+        self,
+        absdir: str,
+        reldir: str,
+        found: list[str],
+        ignores: _Ignores,
+        deeper: list[tuple[str, str, _Ignores]] | None = None,
+    ) -> None:
+        """The files below `absdir` into `found`; with `deeper`, its own files only, and its
+        folders into `deeper`, each with the ignore rules in force there."""
         try:
             entries = list(os.scandir(absdir))
         except OSError as exc:
@@ -413,8 +491,12 @@ class Repo:
                 if entry.is_file(follow_symlinks=False):
                     found.append(rel)
                 elif entry.is_dir(follow_symlinks=False):
-                    if entry.name not in SKIPPED_DIRS:
+                    if entry.name in SKIPPED_DIRS:
+                        pass
+                    elif deeper is None:
                         self._walk(entry.path, rel + "/", found, ignores)
+                    else:
+                        deeper.append((entry.path, rel + "/", ignores))
                 elif entry.is_symlink():
                     if not self._inside(os.path.realpath(entry.path)):
                         # reported only if a scan wants it (or, for a folder, its files)

@@ -368,6 +368,50 @@ def test_what_a_worker_read_is_loaded_with_its_batches_and_learned_whole(
     assert [p.position.path for p in repo.problems] == ["f7.md"]
 
 
+def test_a_tree_walked_by_two_processes_is_the_tree_one_walks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The top folders are walked here, the folders below them by whichever process takes
+    them: the same files, ignored files, links, problems and choice to hold every text."""
+    files: dict[str, str] = {".gitignore": "build/\n*.log\n", "README.md": "# r\n"}
+    for i in range(12):
+        files[f"plugins/p{i}/agents/a.md"] = f"a{i}\n"
+        files[f"plugins/p{i}/build/out.md"] = "ignored\n"
+        files[f"plugins/p{i}/skills/s/SKILL.md"] = "s\n" * i
+        files[f"plugins/p{i}/notes.log"] = "ignored too\n"
+        files[f"plugins/p{i}/.gitignore"] = "secret.md\n"
+        files[f"plugins/p{i}/secret.md"] = "ignored here\n"
+        files[f"plugins/p{i}/node_modules/x.md"] = "skipped\n"
+    write_tree(tmp_path, files)
+    (tmp_path / "plugins/p3/agents/link.md").symlink_to(tmp_path / "README.md")
+    (tmp_path / "plugins/p4/agents/out.md").symlink_to("/etc/hostname")
+
+    def walked(jobs: str, least: int) -> tuple[object, ...]:
+        monkeypatch.setenv(parallel.JOBS_VARIABLE, jobs)
+        monkeypatch.setattr(files_module, "LEAST_FOLDERS_TO_SHARE", least)
+        repo = Repo(str(tmp_path), exclude=("plugins/p1/**",))
+        return (
+            repo.files(),
+            sorted(repo.existing()),
+            sorted(repo._links),
+            sorted(repo._outside_links),
+            sorted(repo.problems),
+            repo.texts.hold_all,
+        )
+
+    from drift_check.scanners import files as files_module
+
+    monkeypatch.setattr(parallel, "LEAST_PER_PART", 1)
+    alone = walked("1", 1 << 30)
+    shared = walked("2", 4)
+    assert shared == alone
+    assert "plugins/p3/agents/link.md" in alone[0] and "plugins/p0/build/out.md" not in alone[1]
+    assert not [f for f in alone[0] if f.startswith("plugins/p1/")]  # excluded
+    assert alone[3] == [("plugins/p4/agents/out.md", False)]
+    monkeypatch.setattr(files_module, "TEXT_HOLD_ALL", 40)  # the texts now pass it
+    assert walked("2", 4)[5] is walked("1", 1 << 30)[5] is False
+
+
 def test_read_parts_merge_in_order() -> None:
     from drift_check.facts import InputProblem, Position
     from drift_check.scanners.files import Reads
