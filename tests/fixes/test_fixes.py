@@ -251,8 +251,10 @@ def test_the_rows_a_fix_adds_read_the_tables_layout_once(
 ) -> None:  # type: ignore[no-untyped-def]
     """Each new row is written in the table's style, worked out from every row once for
     all of them, not once per row (a 3,300-row registry took 12 ms a fix)."""
+    from drift_check import parallel
     from drift_check.fixes import edits
 
+    monkeypatch.setenv(parallel.JOBS_VARIABLE, "1")  # the fixes resolved in this process
     registry = (
         "# Agent Contracts\n\n## Agent Registry\n\n"
         "| Agent        | Role       | Completion Markers         |\n"

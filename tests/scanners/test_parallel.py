@@ -221,8 +221,8 @@ def test_this_process_failing_stops_its_workers(
 
     real_start = parallel._start
 
-    def start(*args):  # type: ignore[no-untyped-def]
-        worker = real_start(*args)
+    def start(*args, **options):  # type: ignore[no-untyped-def]
+        worker = real_start(*args, **options)
         started.append(worker.pid)
         return worker
 
@@ -670,13 +670,13 @@ def test_verbose_says_how_many_workers_ran_and_were_redone(
     assert re.search(r"^drift-check: workers: [1-9]\d* started, 0 redone here$", ran.err, re.M)
     parent, start = os.getpid(), parallel._start
 
-    def failing(work, batches, take, repo):  # type: ignore[no-untyped-def]
+    def failing(work, batches, take, repo, **options):  # type: ignore[no-untyped-def]
         def fail(item):  # type: ignore[no-untyped-def]
             if os.getpid() != parent:
                 raise RuntimeError("a worker's failure")
             return work(item)
 
-        return start(fail, batches, take, repo)
+        return start(fail, batches, take, repo, **options)
 
     monkeypatch.setattr(parallel, "_start", failing)
     again = cli(tree, "--verbose")
