@@ -215,8 +215,9 @@ def findings_in(output: str) -> int | None:
 # In-process phases of one cold run, each run in a fresh interpreter (the tree is the
 # working directory, the report format the first argument): `engine.scan` (discovery, then
 # the scanners) and `engine.check` (rules and suppressions), as `engine.run` calls them. The
-# file layer is timed by wrapping the walk and every file read (a few microseconds a file);
-# a read belongs to discovery when it starts before discovery's time (`phases`) is up.
+# file layer is timed by wrapping the walk (the whole of it, where processes share it) and
+# every file read (a few microseconds a file); a read belongs to discovery when it starts
+# before discovery's time (`phases`) is up.
 _PHASES = """
 import sys, time
 perf = time.perf_counter
@@ -256,7 +257,19 @@ try:
                 reads.append((start, perf() - start))
         return wrapper
 
-    Repo._walk = timed_walk(Repo._walk)
+    def timed_whole(fn):  # the walk shared between processes (`Repo._walk_tree`)
+        def wrapper(*args, **kwargs):
+            start = perf()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                walked[0] += perf() - start
+        return wrapper
+
+    if hasattr(Repo, "_walk_tree"):
+        Repo._walk_tree = timed_whole(Repo._walk_tree)
+    else:
+        Repo._walk = timed_walk(Repo._walk)
     Repo._read = timed_read(Repo._read)
     config = load_config(".", None)
     t.append(perf())
