@@ -5,13 +5,13 @@ take the next batch not taken yet until none is left, so that they finish about 
 whatever each batch costs (`map_files`; `map_units` does the same for a few costly units of
 work, one at a time: the rules' units). A worker writes each batch's results as soon as it
 has them (sending them costs about a quarter of making them, and is shared out with the
-batches that way), then what it read (each file's digest and the problems reading it met);
-this process loads the results written so far between its own batches (loading them all at
-the end kept the other core idle meanwhile).
+batches that way), with what the batch read (each file's digest and the problems reading
+it met); this process loads what is written so far between its own batches (loading it all
+at the end kept the other core idle meanwhile).
 The results come back in the order of the files, the repository learns what the workers
-read, and the facts are the ones a single process builds. `background` starts one piece of
-work in a copy while this process goes on (the vocabularies beside the structured scan);
-the copy holds a core until its result is taken.
+read, and the facts are the ones a single process builds. `share` starts a copy on a list of
+batches while this process does other work first (the vocabularies, then the names' search,
+beside the structured scan); the copy holds a core until its results are taken.
 
 This process does all of it for a short list, where `os.fork` is missing (Windows) or unsafe
 (macOS), when the repository has texts standing in for files (`--fix` checking its edits),
@@ -130,65 +130,6 @@ def _map(
     return out
 
 
-class Background:
-    """Work started in a forked copy of this process while this one goes on (see
-    `background`): `result()` waits for it."""
-
-    def __init__(self, work: Callable[[], Any], repo: Repo, worker: _Worker | None):
-        self._work = work
-        self._repo = repo
-        self._worker = worker
-
-    def result(self) -> Any:
-        """The work's result: the copy's, or, where it failed or never started, the work
-        done here now (reading what it reads at this point, as a single process does)."""
-        global _busy
-        worker, self._worker = self._worker, None
-        if worker is None:
-            return self._work()
-        _busy -= 1
-        found = _finish(worker, self._repo)
-        if found is None:
-            counts["redone"] += 1
-            return self._work()
-        theirs, reads = found
-        self._repo.learn(reads)
-        return theirs[0][0]
-
-    def abandon(self) -> None:
-        """Stop the copy: its result will not be asked for."""
-        global _busy
-        worker, self._worker = self._worker, None
-        if worker is not None:
-            _busy -= 1
-            _abandon([worker])
-
-
-def background(work: Callable[[], R], repo: Repo) -> Background:
-    """Start `work()` in a forked copy of this process, when a core is free for it (the
-    scans this process runs meanwhile take one core fewer); `result()` gives what it
-    returned. `work` reads files only through `repo` and returns values that pickle; what
-    else it changes is lost. Without a free core (or `fork`), or with texts standing in for
-    files, the work is done when its result is asked for."""
-    global _busy
-    if _free() < 2 or repo.overlay or not hasattr(os, "fork"):
-        return Background(work, repo, None)
-    try:
-        take, give = os.pipe()
-    except OSError:
-        return Background(work, repo, None)
-    if not _hand_out(give, 1):
-        os.close(take)
-        return Background(work, repo, None)
-    try:
-        worker = _start(lambda _: work(), [(None,)], take, repo, texts=False)
-    finally:
-        os.close(take)
-    if worker is not None:
-        _busy += 1
-    return Background(work, repo, worker)
-
-
 class Shared:
     """Batches of work that a forked copy of this process takes, from the first on, while
     this process does other work (see `share`): `work_here()` works the batches not taken
@@ -263,8 +204,10 @@ def share(work: Callable[[Any], Any], batches: list[Sequence[Any]], repo: Repo) 
     first batch first, when a core is free for it; this process works the batches left
     when it calls `finish()` (after other work of its own), so that the two end about
     together whatever each side costs. Otherwise every batch is worked in `finish()`. The
-    same terms as `background`: `work` reads files only through `repo` and returns values
-    that pickle; the copy holds a core until `finish()`."""
+    terms of the other stages: `work` reads files only through `repo` and returns values
+    that pickle (what else it changes is lost); the copy holds a core until `finish()`,
+    and the scans this process runs meanwhile take one core fewer. Without a free core (or
+    `fork`), or with texts standing in for files, every batch is worked in `finish()`."""
     global _busy
     if _free() < 2 or repo.overlay or not hasattr(os, "fork"):
         return Shared(work, batches, repo, None, None)
@@ -281,11 +224,11 @@ def share(work: Callable[[Any], Any], batches: list[Sequence[Any]], repo: Repo) 
     return Shared(work, batches, repo, take, worker)
 
 
-_busy = 0  # copies started by `background` or `share` and not finished: each holds a core
+_busy = 0  # copies started by `share` and not finished: each holds a core
 
 
 def _free() -> int:
-    """The processes a scan may use now: `jobs()` less those `background` holds; one in
+    """The processes a scan may use now: `jobs()` less those `share` holds; one in
     a worker (which never starts workers of its own)."""
     return 1 if _in_worker else max(1, jobs() - _busy)
 
@@ -508,7 +451,7 @@ def _start(
     """Fork a worker that takes batches from `take`, or None. Without `texts`, the files it
     read come back without their texts, even on a tree small enough to hold them all: a
     copy started beside this process's own scan reads what this one reads too, and a text
-    sent again cost more than the rare file read again (`background`, `share`)."""
+    sent again cost more than the rare file read again (`share`)."""
     try:
         out = os.memfd_create("drift-check-worker", os.MFD_CLOEXEC)
     except (AttributeError, OSError):

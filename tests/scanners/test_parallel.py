@@ -285,6 +285,30 @@ def test_a_worker_that_fails_after_sending_some_batches_leaves_them_all_here(
     assert found == [(item, parent) for item in range(40)]
 
 
+def _taking_turns(folder: Path):  # type: ignore[no-untyped-def]
+    """A step for each item of a map whose worker must have written two batches whole
+    before this process works its first (so that this process has some to load early),
+    and must wait from its third on until this process has (on a busy machine it could
+    otherwise take every batch first). Marker files in `folder` say how far each is."""
+    parent = os.getpid()
+    worked = [0]  # the worker's own count (a copy of this list)
+    went = folder / "parent-went"
+
+    def turn(item: int) -> None:
+        deadline = time.monotonic() + 10
+        if os.getpid() != parent:
+            (folder / f"done-{item}").touch()
+            worked[0] += 1
+            while worked[0] > 2 and not went.exists() and time.monotonic() < deadline:
+                time.sleep(0.005)
+        else:
+            while len(list(folder.glob("done-*"))) < 2 and time.monotonic() < deadline:
+                time.sleep(0.005)
+            went.touch()
+
+    return turn
+
+
 def test_a_workers_batches_are_loaded_here_while_it_works(
     tmp_path: Path, two_jobs: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -292,22 +316,10 @@ def test_a_workers_batches_are_loaded_here_while_it_works(
     at the end; what it loaded early and what it loads at the end come back in order."""
     parent = os.getpid()
     monkeypatch.setattr(parallel, "BATCH", 1)
-    worked = [0]  # the worker's own count (a copy of this list)
-    went = tmp_path / "parent-went"
+    turn = _taking_turns(tmp_path)
 
     def one(item: int) -> tuple[int, int]:
-        deadline = time.monotonic() + 10
-        if os.getpid() != parent:
-            (tmp_path / f"done-{item}").touch()
-            worked[0] += 1
-            # on a busy machine the worker could take every batch before this process takes
-            # one: from its third on, it waits until this process has worked a batch
-            while worked[0] > 2 and not went.exists() and time.monotonic() < deadline:
-                time.sleep(0.005)
-        else:  # until the worker is on its second batch: its first one is written whole
-            while len(list(tmp_path.glob("done-*"))) < 2 and time.monotonic() < deadline:
-                time.sleep(0.005)
-            went.touch()
+        turn(item)
         return item, os.getpid()
 
     loaded_before_the_end: list[int] = []
@@ -334,23 +346,13 @@ def test_what_a_worker_read_is_loaded_with_its_batches_and_learned_whole(
     monkeypatch.setattr(parallel, "BATCH", 1)
     write_tree(tmp_path, {f"f{i}.md": f"{i}\n" for i in range(40)})
     (tmp_path / "f7.md").write_bytes(b"\xff\n")  # not UTF-8: a problem, wherever it is read
-    worked = [0]
-    went = tmp_path / "parent-went"
     repo = Repo(str(tmp_path))
     repo.files()
+    turn = _taking_turns(tmp_path)
 
     def one(item: int) -> int:
-        deadline = time.monotonic() + 10
         repo.read(f"f{item}.md")
-        if os.getpid() != parent:
-            (tmp_path / f"done-{item}").touch()
-            worked[0] += 1
-            while worked[0] > 2 and not went.exists() and time.monotonic() < deadline:
-                time.sleep(0.005)
-        else:
-            while len(list(tmp_path.glob("done-*"))) < 2 and time.monotonic() < deadline:
-                time.sleep(0.005)
-            went.touch()
+        turn(item)
         return os.getpid()
 
     parts_before_the_end: list[int] = []
@@ -516,55 +518,35 @@ def test_rules_sharing_a_cache_are_one_unit_the_costliest_first(
     assert sum(len(u) for u in units) == len({c for u in units for c in u})  # each rule once
 
 
-def test_background_work_reads_and_the_repository_learns_it(tmp_path: Path, two_jobs: None) -> None:
-    """Work in a copy of this process: its result, and the files it read (a file read
-    here meanwhile keeps this process's source), while this process's scans take one
-    core fewer."""
+def test_a_shared_copy_holds_a_core_and_a_file_read_here_meanwhile_stays_this_ones(
+    tmp_path: Path, two_jobs: None
+) -> None:
+    """While the copy works, this process's scans take one core fewer; a file both read
+    keeps this process's source, and the problems the copy met are learned."""
     write_tree(tmp_path, {"a.md": "a\n", "b.md": "b\n"})
     (tmp_path / "bad.md").write_bytes(b"\xff\n")
     repo = Repo(str(tmp_path))
     repo.files()
 
-    def work() -> tuple[int, list[str]]:
+    def work(_: None) -> tuple[int, list[str]]:
         texts = [s.text for p in ("a.md", "b.md", "bad.md") if (s := repo.read(p))]
         return os.getpid(), texts
 
-    later = parallel.background(work, repo)
+    shared = parallel.share(work, [[None]], repo)
     assert set(parallel.map_files(lambda _: os.getpid(), list(range(50)), repo)) == {os.getpid()}
     mine = repo.read("a.md")
-    pid, texts = later.result()
-    assert pid != os.getpid() and texts == ["a\n", "b\n"]
+    [[(_, texts)]] = shared.finish()
+    assert texts == ["a\n", "b\n"]
     assert sorted(repo.sources()) == ["a.md", "b.md"] and repo.sources()["a.md"] is mine
     assert [p.position.path for p in repo.problems] == ["bad.md"]
     assert len(set(parallel.map_files(_slowly(lambda _: os.getpid()), list(range(8)), repo))) == 2
 
 
-def test_background_work_that_fails_is_done_here(tmp_path: Path, two_jobs: None) -> None:
-    parent = os.getpid()
-
-    def work() -> int:
-        if os.getpid() != parent:
-            raise RuntimeError("the copy's failure")
-        return 7
-
-    assert parallel.background(work, Repo(str(tmp_path))).result() == 7
-
-
-def test_background_work_without_a_free_core_is_done_when_asked(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv(parallel.JOBS_VARIABLE, "1")
-    done: list[int] = []
-    later = parallel.background(lambda: done.append(os.getpid()) or len(done), Repo(str(tmp_path)))
-    assert done == []
-    assert later.result() == 1 and done == [os.getpid()]
-
-
-def test_abandoned_background_work_is_stopped(tmp_path: Path, two_jobs: None) -> None:
-    later = parallel.background(lambda: time.sleep(30), Repo(str(tmp_path)))
-    assert later._worker is not None
-    pid = later._worker.pid
-    later.abandon()
+def test_an_abandoned_shared_copy_is_stopped(tmp_path: Path, two_jobs: None) -> None:
+    shared = parallel.share(lambda _: time.sleep(30), [[None]], Repo(str(tmp_path)))
+    assert shared._worker is not None
+    pid = shared._worker.pid
+    shared.abandon()
     with pytest.raises(ChildProcessError):
         os.waitpid(pid, os.WNOHANG)  # stopped and reaped
     assert parallel._free() == 2
