@@ -492,8 +492,8 @@ class Repo:
                     found.append(rel)
                 elif entry.is_dir(follow_symlinks=False):
                     if entry.name in SKIPPED_DIRS:
-                        pass
-                    elif deeper is None:
+                        continue
+                    if deeper is None:
                         self._walk(entry.path, rel + "/", found, ignores)
                     else:
                         deeper.append((entry.path, rel + "/", ignores))

@@ -813,6 +813,10 @@ def _lines_holding(text: str, needles: tuple[str, ...]) -> list[int]:
 _UNSEARCHED = object()
 
 
+# A template's name (`CONTEXT_RESULT`), in a schema's title or alone
+_TEMPLATE_NAME = re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:RESULT|REQUEST)\b")
+
+
 def schema_definitions(schema: SchemaFile) -> list[Definition]:
     """The string `enum`s of a JSON Schema, each at the path of its property."""
     root = schema.plain
@@ -823,7 +827,7 @@ def schema_definitions(schema: SchemaFile) -> list[Definition]:
     stem = schema.path.rsplit("/", 1)[-1].split(".")[0]
     title = root.get("title")
     title = title if isinstance(title, str) else ""
-    contracts = {stem, *re.findall(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:RESULT|REQUEST)\b", title)}
+    contracts = {stem, *_TEMPLATE_NAME.findall(title)}
     out = []
     enums: Any = _UNSEARCHED
     # (node, field, JSON pointer): positions are looked up only for the enums kept
@@ -975,9 +979,6 @@ def _home(
     nearness = [_shared(here, g.source.position.path) for g in fitting]
     best = max(nearness)
     return fitting[nearness.index(best)]
-
-
-_TEMPLATE_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:RESULT|REQUEST)")
 
 
 def _named_apart(theirs: set[str], mine: frozenset[str]) -> bool:
