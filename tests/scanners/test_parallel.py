@@ -309,39 +309,13 @@ def _taking_turns(folder: Path):  # type: ignore[no-untyped-def]
     return turn
 
 
-def test_a_workers_batches_are_loaded_here_while_it_works(
+def test_a_workers_batches_and_reads_are_loaded_here_while_it_works(
     tmp_path: Path, two_jobs: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """This process loads the batches a worker has written whole between its own, not all
-    at the end; what it loaded early and what it loads at the end come back in order."""
-    parent = os.getpid()
-    monkeypatch.setattr(parallel, "BATCH", 1)
-    turn = _taking_turns(tmp_path)
-
-    def one(item: int) -> tuple[int, int]:
-        turn(item)
-        return item, os.getpid()
-
-    loaded_before_the_end: list[int] = []
-    finish = parallel._finish
-
-    def recorded(worker, repo):  # type: ignore[no-untyped-def]
-        loaded_before_the_end.append(len(worker.done))
-        return finish(worker, repo)
-
-    monkeypatch.setattr(parallel, "_finish", recorded)
-    found = parallel.map_files(one, list(range(60)), Repo(str(tmp_path)))
-    assert [item for item, _ in found] == list(range(60))
-    assert {pid for _, pid in found} - {parent}  # the worker took some
-    assert loaded_before_the_end and loaded_before_the_end[0] > 0
-
-
-def test_what_a_worker_read_is_loaded_with_its_batches_and_learned_whole(
-    tmp_path: Path, two_jobs: None, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A worker sends what each batch read with the batch, so this process loads it while
-    it works (not all at the end, when it waits for the worker); the repository learns the
-    parts as one, in order, with the problems the worker met."""
+    """This process loads the batches a worker has written whole, and what each of them
+    read, between its own batches, not all at the end (when it would wait for the worker);
+    the results come back in order, and the repository learns the reads as one, with the
+    problems the worker met."""
     parent = os.getpid()
     monkeypatch.setattr(parallel, "BATCH", 1)
     write_tree(tmp_path, {f"f{i}.md": f"{i}\n" for i in range(40)})
@@ -350,22 +324,23 @@ def test_what_a_worker_read_is_loaded_with_its_batches_and_learned_whole(
     repo.files()
     turn = _taking_turns(tmp_path)
 
-    def one(item: int) -> int:
+    def one(item: int) -> tuple[int, int]:
         repo.read(f"f{item}.md")
         turn(item)
-        return os.getpid()
+        return item, os.getpid()
 
-    parts_before_the_end: list[int] = []
+    loaded_before_the_end: list[tuple[int, int]] = []
     finish = parallel._finish
 
     def recorded(worker, repo):  # type: ignore[no-untyped-def]
-        parts_before_the_end.append(len(worker.reads))
+        loaded_before_the_end.append((len(worker.done), len(worker.reads)))
         return finish(worker, repo)
 
     monkeypatch.setattr(parallel, "_finish", recorded)
-    pids = parallel.map_files(one, list(range(40)), repo)
-    assert set(pids) - {parent}  # the worker took some
-    assert parts_before_the_end and parts_before_the_end[0] > 0
+    found = parallel.map_files(one, list(range(40)), repo)
+    assert [item for item, _ in found] == list(range(40))
+    assert {pid for _, pid in found} - {parent}  # the worker took some
+    assert loaded_before_the_end and min(loaded_before_the_end[0]) > 0
     assert sorted(repo.sources()) == sorted(f"f{i}.md" for i in range(40) if i != 7)
     assert [p.position.path for p in repo.problems] == ["f7.md"]
 
