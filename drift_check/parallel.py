@@ -176,9 +176,9 @@ class Shared:
         if worker is not None:
             _busy -= 1
             found = _finish(worker, self._repo)
-            if found is None:
+            if found is None:  # this process works the batches the worker took, below
                 counts["redone"] += 1
-            else:  # else this process works the batches the worker took
+            else:
                 theirs, reads = found
                 done.update(theirs)
                 self._repo.learn(reads)
