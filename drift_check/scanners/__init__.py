@@ -26,6 +26,7 @@ from drift_check.facts import (
     QuotedMarker,
     ReadGate,
     Registry,
+    SchemaFile,
     Skill,
     SkillMatrix,
     SkillTree,
@@ -47,6 +48,7 @@ T = TypeVar("T")
 
 if TYPE_CHECKING:  # discovery imports the scanners' file layer: no import cycle at start-up
     from drift_check.discovery import Components
+    from drift_check.parallel import Shared
     from drift_check.validation import Contracts
 
 
@@ -112,46 +114,41 @@ def build_facts(config: Config, discovered: Discovered | None = None) -> Facts:
     command_plan = _scan_commands(
         repo, settings, components, agent_plan.paths, skill_plan.paths, core
     )
-    agents, skills, (commands, found) = _scan_files(repo, agent_plan, skill_plan, command_plan)
-    problems += agents.problems
-    consumers = _scan_consumers(repo, settings, components, contracts.registry, agents, core)
-    problems += consumers.problems
-    problems += skills.problems
-    problems += _unmatched(config, repo, core, components, bool(agents.all or skills.skills))
-    problems += found
-    restated, found = _restated(repo, settings, _config_key(config, "skill-matrix"))
-    problems += found
-    memory_files, found = _memory_files(repo, components.memory_files)
-    problems += found
-    targets = _scan_link_targets(repo, agents, skills, memory_files)
-    checked = {*skills.skills, *memory_files, *(a.path for a in agents.all), *agents.followed}
-    checked.update(commands)  # their fences were looked at where they were read
-    problems = _unclosed_fences(repo, problems, checked, targets.scanned)
-    reference_reads = _reference_reads(
-        repo, agents.all, set(consumers.consumers), tuple(settings["legacy-read-tags"])
-    )
-    problems += repo.problems
-    read_before = len(repo.problems)  # files first read by the scans below report too
-    # only DC901 reads them, and only where a skill matrix wires skills (it reads every
-    # Markdown file of the tree: most of the time of a large marketplace)
-    wired = bool(skills.skills and settings["skill-matrix"])
-    mentions = _mentions(repo, skills.skills.values()) if wired else {}
-    # the agents whose `name` DC602 would rewrite (the same scope as the rule): where an agent
-    # is known by its name alone, only a registry's; their old names are all worth looking up
-    if settings["agent-name-matches-file"]:
-        renamed: Iterable[Agent] = agents.all
-    else:
-        renamed = agents.agents.values() if contracts.registry is not None else ()
-    kept = _not_skipped(repo, settings)
-    structured, by_name, validators, name_uses, found = _scan_structured(
-        repo,
-        settings,
-        components,
-        agents.paths,
-        skills.paths,
-        kept,
-        _name_uses(repo, renamed, skills.skills.values()),
-    )
+    start = _start_structured(repo, settings, components, agent_plan.paths, skill_plan.paths)
+    with start:  # a copy may scan by name from here: stopped if a scan below fails
+        agents, skills, (commands, found) = _scan_files(repo, agent_plan, skill_plan, command_plan)
+        problems += agents.problems
+        consumers = _scan_consumers(repo, settings, components, contracts.registry, agents, core)
+        problems += consumers.problems
+        problems += skills.problems
+        problems += _unmatched(config, repo, core, components, bool(agents.all or skills.skills))
+        problems += found
+        restated, found = _restated(repo, settings, _config_key(config, "skill-matrix"))
+        problems += found
+        memory_files, found = _memory_files(repo, components.memory_files)
+        problems += found
+        targets = _scan_link_targets(repo, agents, skills, memory_files)
+        checked = {*skills.skills, *memory_files, *(a.path for a in agents.all), *agents.followed}
+        checked.update(commands)  # their fences were looked at where they were read
+        problems = _unclosed_fences(repo, problems, checked, targets.scanned)
+        reference_reads = _reference_reads(
+            repo, agents.all, set(consumers.consumers), tuple(settings["legacy-read-tags"])
+        )
+        problems += repo.problems
+        read_before = len(repo.problems)  # files first read by the scans below report too
+        # only DC901 reads them, and only where a skill matrix wires skills (it reads every
+        # Markdown file of the tree: most of the time of a large marketplace)
+        wired = bool(skills.skills and settings["skill-matrix"])
+        mentions = _mentions(repo, skills.skills.values()) if wired else {}
+        # the agents whose `name` DC602 would rewrite (the same scope as the rule): where an agent
+        # is known by its name alone, only a registry's; their old names are all worth looking up
+        if settings["agent-name-matches-file"]:
+            renamed: Iterable[Agent] = agents.all
+        else:
+            renamed = agents.agents.values() if contracts.registry is not None else ()
+        structured, by_name, validators, name_uses, found = _scan_structured(
+            repo, settings, start, _name_uses(repo, renamed, skills.skills.values())
+        )
     problems += found
     problems += repo.problems[read_before:]
     directives = _directives(repo)
@@ -542,29 +539,89 @@ def _not_skipped(repo: Repo, settings: dict[str, Any]) -> list[str]:
 # while this one scans its structured contracts and the names documents give: a smaller
 # tree's cost less than the copy does.
 LEAST_FILES_FOR_BACKGROUND = 1000
+# A smaller tree with this many Markdown files or more has its by-name scans (vocabularies,
+# then names and citations) made by a copy of this process from the start, while this one
+# scans its agents, skills and commands, on one core: fewer cost less than the copy does.
+LEAST_MARKDOWN_FOR_EARLY = 96
 
 
-def _scan_structured(
+class StructuredStart:
+    """The part of the structured and by-name scans that needs nothing the file scans
+    find, begun before them (`_start_structured`); `_scan_structured` ends it. Used as a
+    context: leaving it on an error stops the copy it may have started."""
+
+    def __init__(
+        self,
+        kept: list[str],
+        skill_dirs: frozenset[str],
+        schemas: dict[str, SchemaFile],
+        early: Shared | None,
+        problems: list[InputProblem],
+    ) -> None:
+        self.kept = kept
+        self.skill_dirs = skill_dirs
+        self.schemas = schemas
+        self.early = early  # the by-name scans, under way in a copy
+        self.problems = problems
+
+    def __enter__(self) -> StructuredStart:
+        return self
+
+    def __exit__(self, kind: object, error: object, trace: object) -> None:
+        if error is not None and self.early is not None:
+            self.early.abandon()
+
+
+def _start_structured(
     repo: Repo,
     settings: dict[str, Any],
     components: Components,
     agent_paths: list[str],
     skill_paths: list[str],
-    kept: list[str],
-    beside: Callable[[], T],
+) -> StructuredStart:
+    """Find the tree's schemas; on a small tree with enough Markdown, start a copy of this
+    process on the by-name scans (`parallel.share`), which need only the schemas: the file
+    scans that come next run on one core on such a tree."""
+    from drift_check.scanners.contracts import find_schemas
+
+    kept = _not_skipped(repo, settings)
+    problems: list[InputProblem] = []
+    skill_dirs = frozenset(p.rsplit("/", 1)[0] for p in skill_paths)
+    plugin_roots = frozenset(p.root for p in components.plugins)
+    schemas = find_schemas(repo, settings, skill_dirs, agent_paths, plugin_roots, problems)
+    early = None
+    if len(kept) < LEAST_FILES_FOR_BACKGROUND and (
+        sum(f.endswith(".md") for f in kept) >= LEAST_MARKDOWN_FOR_EARLY
+    ):
+        from drift_check.parallel import share
+        from drift_check.scanners.references import find_references
+        from drift_check.scanners.vocabulary import find_vocabularies
+
+        def unit(item: str) -> Any:  # the vocabularies first, then the names
+            if item == "vocabularies":
+                return find_vocabularies(repo, settings, schemas.values(), kept)
+            return find_references(repo, settings, kept)
+
+        early = share(unit, [["vocabularies"], ["references"]], repo)
+    return StructuredStart(kept, skill_dirs, schemas, early, problems)
+
+
+def _scan_structured(
+    repo: Repo, settings: dict[str, Any], start: StructuredStart, beside: Callable[[], T]
 ) -> tuple[Structured, ByName, Contracts | None, T, list[InputProblem]]:
     """Structured contracts: schemas, the blocks and tables that claim them, their readers;
     and the contracts by name: state vocabularies, and the skills, agents and code symbols
     documents name (in the files `kept`, those `discovery-skip` leaves; files they cannot
     read are the repository's problems); and what `beside()` gives, a scan that needs none
-    of them (the name uses). The scans need only the schemas in common: on a large tree a
-    copy of this process finds the vocabularies while this one scans the blocks, makes the
-    validators of the schemas blocks claim (`Contracts.prepare`, which the rules' processes
-    inherit); then both search the Markdown files for names, in batches, each from the
-    moment its own work is done (`parallel.share`: which side is longer depends on the
-    tree), and this one calls `beside()` while the copy ends."""
+    of them (the name uses). The scans need only the schemas in common. On a small tree the
+    by-name scans may be under way in a copy since `start`. On a large tree a copy of this
+    process finds the vocabularies while this one scans the blocks, makes the validators of
+    the schemas blocks claim (`Contracts.prepare`, which the rules' processes inherit);
+    then both search the Markdown files for names, in batches, each from the moment its own
+    work is done (`parallel.share`: which side is longer depends on the tree), and this one
+    calls `beside()` while the copy ends."""
     from drift_check.parallel import MAX_BATCHES, share
-    from drift_check.scanners.contracts import build_structured, find_schemas
+    from drift_check.scanners.contracts import build_structured
     from drift_check.scanners.references import (
         find_references,
         gather_references,
@@ -573,17 +630,23 @@ def _scan_structured(
     )
     from drift_check.scanners.vocabulary import find_vocabularies
 
-    problems: list[InputProblem] = []
-    skill_dirs = frozenset(p.rsplit("/", 1)[0] for p in skill_paths)
-    plugin_roots = frozenset(p.root for p in components.plugins)
+    kept, skill_dirs, schemas, problems = (
+        start.kept,
+        start.skill_dirs,
+        start.schemas,
+        start.problems,
+    )
+    if start.early is not None:
+        aside = beside()
+        structured = build_structured(repo, settings, skill_dirs, schemas, kept)
+        (found,), (references,) = start.early.finish()
+        return structured, ByName(found, *references), _contracts(structured), aside, problems
     if len(kept) < LEAST_FILES_FOR_BACKGROUND:
         aside = beside()
-        schemas = find_schemas(repo, settings, skill_dirs, agent_paths, plugin_roots, problems)
         structured = build_structured(repo, settings, skill_dirs, schemas, kept)
         found = find_vocabularies(repo, settings, schemas.values(), kept)
         references = find_references(repo, settings, kept)
         return structured, ByName(found, *references), _contracts(structured), aside, problems
-    schemas = find_schemas(repo, settings, skill_dirs, agent_paths, plugin_roots, problems)
     paths = reference_paths(kept)
     named = named_in(repo)
 

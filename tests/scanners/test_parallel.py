@@ -417,23 +417,70 @@ NAMED = {
 
 
 @pytest.mark.parametrize("base", ["gaia-states", "contract-skills", "envelope"])
+@pytest.mark.parametrize("apart", ["after the file scans", "from the start"])
 def test_structured_and_by_name_scans_by_workers_are_the_same(
-    tmp_path: Path, cli, monkeypatch: pytest.MonkeyPatch, base: str
+    tmp_path: Path, cli, monkeypatch: pytest.MonkeyPatch, base: str, apart: str
 ) -> None:  # type: ignore[no-untyped-def]
     """Blocks, vocabularies, names and citations found where workers took some of the
-    Markdown files give the report one process gives."""
+    Markdown files, or where a copy made the by-name scans while this process scanned the
+    files (a small tree's way), give the report one process gives."""
     write_tree(tmp_path, tree_files(base, NAMED))  # type: ignore[arg-type]
     monkeypatch.setenv(parallel.JOBS_VARIABLE, "1")
     alone = cli(str(tmp_path), "--format", "json")
     monkeypatch.setenv(parallel.JOBS_VARIABLE, "2")
-    monkeypatch.setattr(parallel, "LEAST_PER_PART", 1)
-    monkeypatch.setattr(parallel, "LEAST_PER_LIGHT_PART", 1)
-    monkeypatch.setattr(engine, "LEAST_SOURCES_FOR_PARTS", 1)
-    monkeypatch.setattr(scanners, "LEAST_FILES_FOR_BACKGROUND", 1)  # by-name scans apart
+    if apart == "after the file scans":  # a large tree's way
+        monkeypatch.setattr(parallel, "LEAST_PER_PART", 1)
+        monkeypatch.setattr(parallel, "LEAST_PER_LIGHT_PART", 1)
+        monkeypatch.setattr(engine, "LEAST_SOURCES_FOR_PARTS", 1)
+        monkeypatch.setattr(scanners, "LEAST_FILES_FOR_BACKGROUND", 1)
+    else:
+        monkeypatch.setattr(scanners, "LEAST_FILES_FOR_BACKGROUND", 1000)
+        monkeypatch.setattr(scanners, "LEAST_MARKDOWN_FOR_EARLY", 1)
+    started = parallel.counts["started"]
     forked = cli(str(tmp_path), "--format", "json")
+    assert parallel.counts["started"] > started
     codes = {f["code"] for f in alone.json()["findings"]}
     assert {"DC960", "DC961", "DC962"} <= codes and any(c.startswith("DC95") for c in codes)
     assert (forked.code, forked.out, forked.err) == (alone.code, alone.out, alone.err)
+
+
+def test_a_small_trees_by_name_scans_run_in_a_copy_while_the_files_are_scanned(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a small tree the copy starts on the vocabularies and names before the agents,
+    skills and commands are scanned (on one core, here) and is stopped when a scan fails:
+    no core stays held by it."""
+    from drift_check.config import load_config
+
+    write_tree(tmp_path, tree_files("gaia-states", NAMED))  # type: ignore[arg-type]
+    monkeypatch.setenv(parallel.JOBS_VARIABLE, "2")
+    monkeypatch.setattr(scanners, "LEAST_FILES_FOR_BACKGROUND", 1000)
+    monkeypatch.setattr(scanners, "LEAST_MARKDOWN_FOR_EARLY", 1)
+    seen: list[str] = []
+    share, scan_files = parallel.share, scanners._scan_files
+
+    def sharing(work, batches, repo):  # type: ignore[no-untyped-def]
+        seen.append(f"share {batches}")
+        return share(work, batches, repo)
+
+    def scanning(*args):  # type: ignore[no-untyped-def]
+        seen.append(f"files on {parallel._free()} core")
+        return scan_files(*args)
+
+    monkeypatch.setattr(parallel, "share", sharing)
+    monkeypatch.setattr(scanners, "_scan_files", scanning)
+    facts = engine.scan(load_config(str(tmp_path)))
+    assert seen == ["share [['vocabularies'], ['references']]", "files on 1 core"]
+    assert facts.vocabularies and facts.name_references
+    assert parallel._busy == 0  # the copy's core is given back
+
+    def failing(*args):  # type: ignore[no-untyped-def]
+        raise RuntimeError("a scan failed")
+
+    monkeypatch.setattr(scanners, "_scan_files", failing)
+    with pytest.raises(RuntimeError):
+        engine.scan(load_config(str(tmp_path)))
+    assert parallel._busy == 0 and parallel._free() == 2
 
 
 def test_results_naming_anything_but_records_are_refused(tmp_path: Path) -> None:
