@@ -594,12 +594,14 @@ def _start_structured(
         sum(f.endswith(".md") for f in kept) >= LEAST_MARKDOWN_FOR_EARLY
     ):
         from drift_check.parallel import share
-        from drift_check.scanners.references import find_references
-        from drift_check.scanners.vocabulary import find_vocabularies
 
         def unit(item: str) -> Any:  # the vocabularies first, then the names
             if item == "vocabularies":
+                from drift_check.scanners.vocabulary import find_vocabularies
+
                 return find_vocabularies(repo, settings, schemas.values(), kept)
+            from drift_check.scanners.references import find_references
+
             return find_references(repo, settings, kept)
 
         early = share(unit, [["vocabularies"], ["references"]], repo)
@@ -620,8 +622,20 @@ def _scan_structured(
     then both search the Markdown files for names, in batches, each from the moment its own
     work is done (`parallel.share`: which side is longer depends on the tree), and this one
     calls `beside()` while the copy ends."""
-    from drift_check.parallel import MAX_BATCHES, share
     from drift_check.scanners.contracts import build_structured
+
+    kept, skill_dirs, schemas, problems = (
+        start.kept,
+        start.skill_dirs,
+        start.schemas,
+        start.problems,
+    )
+    if start.early is not None:  # the by-name scans' modules are the copy's to import
+        aside = beside()
+        structured = build_structured(repo, settings, skill_dirs, schemas, kept)
+        (found,), (references,) = start.early.finish()
+        return structured, ByName(found, *references), _contracts(structured), aside, problems
+    from drift_check.parallel import MAX_BATCHES, share
     from drift_check.scanners.references import (
         find_references,
         gather_references,
@@ -630,17 +644,6 @@ def _scan_structured(
     )
     from drift_check.scanners.vocabulary import find_vocabularies
 
-    kept, skill_dirs, schemas, problems = (
-        start.kept,
-        start.skill_dirs,
-        start.schemas,
-        start.problems,
-    )
-    if start.early is not None:
-        aside = beside()
-        structured = build_structured(repo, settings, skill_dirs, schemas, kept)
-        (found,), (references,) = start.early.finish()
-        return structured, ByName(found, *references), _contracts(structured), aside, problems
     if len(kept) < LEAST_FILES_FOR_BACKGROUND:
         aside = beside()
         structured = build_structured(repo, settings, skill_dirs, schemas, kept)
