@@ -27,7 +27,6 @@ import copyreg
 import io
 import os
 import pickle
-import signal
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import IO, TYPE_CHECKING, Any, TypeVar
@@ -513,6 +512,8 @@ def _abandon(workers: list[_Worker | None]) -> None:
         if worker is not None:
             worker.close()
             try:
+                import signal  # only ever needed here
+
                 os.kill(worker.pid, signal.SIGKILL)
                 os.waitpid(worker.pid, 0)
             except OSError:

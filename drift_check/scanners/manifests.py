@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import shlex
 from collections.abc import Iterable
 
 from drift_check.facts import (
@@ -37,11 +36,6 @@ from drift_check.facts import (
     Source,
 )
 from drift_check.scanners.files import Repo, matches
-from drift_check.scanners.json_parser import (
-    JsonSyntaxError,
-    parse_source,
-    source_offset,
-)
 from drift_check.scanners.patterns import lazy
 from drift_check.settings import default
 
@@ -218,6 +212,8 @@ class _Reader:
         if source is None:
             self.failed.add(path)
             return None
+        from drift_check.scanners.json_parser import JsonSyntaxError, parse_source
+
         try:
             doc = parse_source(source, self.repo.limits.max_json_depth)
         except JsonSyntaxError as exc:
@@ -307,6 +303,8 @@ class _Reader:
         """The position of the `index`-th character of the string at `quote`."""
         source = self.sources[path]
         offset = source.offset(quote.line, quote.column)
+        from drift_check.scanners.json_parser import source_offset
+
         return source.position(source_offset(source.text, offset, index))
 
 
@@ -319,6 +317,8 @@ def script_word(command: str) -> str | None:
         return None  # no hook command is this long; shlex reads a character at a time
     if "CLAUDE_PLUGIN_ROOT" not in command and "CLAUDE_PROJECT_DIR" not in command:
         return None
+    import shlex  # a tree without hook commands never needs it
+
     lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
     lexer.whitespace_split = True
     try:

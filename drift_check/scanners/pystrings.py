@@ -14,12 +14,15 @@ value (bytes decoded as UTF-8); columns count characters."""
 
 from __future__ import annotations
 
-import ast
 import sys
 import warnings
+from typing import TYPE_CHECKING
 
 from drift_check.facts import InputProblem, Position, Source, StringLiteral
 from drift_check.scanners.patterns import lazy
+
+if TYPE_CHECKING:  # imported where a file is parsed: most trees hold no Python consumer
+    import ast
 
 # lower-cased string prefixes; `t` (template strings, 3.14) keeps its text parts out
 _PREFIXES = frozenset({"", "r", "u", "b", "br", "rb", "f", "fr", "rf", "t", "tr", "rt"})
@@ -97,6 +100,8 @@ def parse_python(text: str, path: str) -> ast.Module:
     """The module's syntax tree, or SyntaxError, ValueError, RecursionError, MemoryError.
     What Python warns of (an invalid escape: a SyntaxWarning printed to stderr from Python
     3.12) is the file's business, never drift-check's output."""
+    import ast
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return ast.parse(text, path)
@@ -188,6 +193,8 @@ def _evaluate(text: str, starts: list[int]) -> list[str | None]:
         while text[quote] not in "'\"":
             quote += 1
         pieces.append(text[start : _plain_end(text, quote)])
+    import ast
+
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -198,6 +205,8 @@ def _evaluate(text: str, starts: list[int]) -> list[str | None]:
 
 
 def _value(piece: str) -> str | bytes | None:
+    import ast
+
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

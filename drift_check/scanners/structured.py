@@ -35,12 +35,6 @@ from drift_check.facts import (
     StructuredBlock,
 )
 from drift_check.records import NamedTuple
-from drift_check.scanners.json_parser import (
-    JsonSyntaxError,
-    has_repeated_key,
-    parse_json,
-    parse_plain,
-)
 from drift_check.scanners.markdown import FenceSpan, MarkdownScan
 from drift_check.scanners.patterns import lazy
 from drift_check.scanners.registry import split_row
@@ -573,6 +567,13 @@ def _json_block(
     if any(line.lstrip().startswith(">") for line in lines[first:end] if line.strip()):
         content = ""  # a block quote's `>` prefixes: not JSON as written
     skills = _skills_named("\n".join(lines[first:end]))
+    from drift_check.scanners.json_parser import (  # most trees hold no JSON block
+        JsonSyntaxError,
+        has_repeated_key,
+        parse_json,
+        parse_plain,
+    )
+
     try:
         if may_pair is not None:
             plain = parse_plain(Source(path, content))
