@@ -23,18 +23,14 @@ come back (`tests/scanners/test_parallel.py` makes a worker take every unit).
 from __future__ import annotations
 
 import contextlib
-import copyreg
-import io
 import os
-import pickle
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from typing import IO, TYPE_CHECKING, Any, TypeVar
-
-from drift_check.facts import Source
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from drift_check.scanners.files import Reads, Repo
+    from drift_check.wire import Receiver
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -269,115 +265,6 @@ def _claims(take: int) -> Iterator[int]:
         yield int.from_bytes(token, "big")
 
 
-def _reduce_source(source: Source) -> tuple[Any, tuple[Any, ...]]:
-    """A source as a worker sends it: its path, style and digest, and its text while the
-    worker holds it (sent, it costs less than reading the file again)."""
-    if source.rereadable:
-        text = source.text if source.held else None
-        return _source, (
-            source.path,
-            source.newline,
-            source.bom,
-            source.digest,
-            text,
-            source.endings,
-        )
-    return Source, (
-        source.path,
-        source.text,
-        source.newline,
-        source.bom,
-        source.digest,
-        None,
-        source.endings,
-    )
-
-
-def _reduce_source_without_text(source: Source) -> tuple[Any, tuple[Any, ...]]:
-    """A source as a worker sends it when the tree is too large to hold every text: without
-    its text, which this process reads again if it needs it."""
-    if source.rereadable:
-        return _source, (
-            source.path,
-            source.newline,
-            source.bom,
-            source.digest,
-            None,
-            source.endings,
-        )
-    return _reduce_source(source)
-
-
-def _source(
-    path: str,
-    newline: str,
-    bom: bool,
-    digest: int,
-    text: str | None,
-    endings: tuple[str, ...] | None,
-) -> Source:
-    raise AssertionError("sources are made by `_Receiver`, for its repository")
-
-
-def _pickler(stream: IO[bytes], texts: bool = True) -> pickle.Pickler:
-    """A pickler whose values, dumped one after another into `stream`, share one memo: an
-    object sent again (a source two batches read) is a reference to its first copy. With
-    `texts`, a source the worker holds is sent with its text (each batch's sources are
-    held when it is sent: a large tree's would all be sent, and stay in memory here)."""
-    pickler = pickle.Pickler(stream, pickle.HIGHEST_PROTOCOL)
-    reduce = _reduce_source if texts else _reduce_source_without_text
-    pickler.dispatch_table = {**copyreg.dispatch_table, Source: reduce}
-    return pickler
-
-
-class _Receiver(pickle.Unpickler):
-    """Loads what a worker sent: its sources become the repository's (see `Repo.received`).
-
-    What it loads was written by a worker of this run into a memory file only the two
-    processes hold (docs/security.md), and it still makes nothing but the package's own
-    record classes, sources and dates: any other name refuses the load (the batches are
-    then worked here)."""
-
-    def __init__(self, data: bytes | _Written, repo: Repo | None) -> None:
-        super().__init__(io.BytesIO(data) if isinstance(data, bytes) else data)
-        self.repo = repo
-
-    def find_class(self, module: str, name: str) -> Any:
-        if module == __name__ and name == "_source" and self.repo is not None:
-            return self.repo.received
-        if module == "datetime" or module.startswith("drift_check."):
-            found = super().find_class(module, name)
-            if isinstance(found, type):
-                return found
-        raise pickle.UnpicklingError(f"a worker sent {module}.{name}, which is not a record")
-
-
-class _Written:
-    """A worker's memory file as a file to load from, from where the last load ended."""
-
-    def __init__(self, fd: int) -> None:
-        self.fd = fd
-        self.at = 0
-
-    def read(self, size: int = -1) -> bytes:
-        if size < 0:
-            size = os.fstat(self.fd).st_size - self.at
-        data = os.pread(self.fd, size, self.at)
-        self.at += len(data)
-        return data
-
-    def readinto(self, buffer: Any) -> int:
-        data = self.read(len(buffer))
-        buffer[: len(data)] = data
-        return len(data)
-
-    def readline(self) -> bytes:
-        line = b""
-        while not line.endswith(b"\n") and (more := self.read(1)):
-            line += more
-        return line
-
-
 # The number a worker sends what it read under, between its batches' results
 READ_SO_FAR = -1
 
@@ -404,8 +291,10 @@ class _Worker:
         self.pid = pid
         self.out = out
         self.progress = progress
-        self.written = _Written(out)
-        self.receiver: _Receiver | None = None
+        from drift_check.wire import Written  # pickle: imported once a worker runs
+
+        self.written = Written(out)
+        self.receiver: Receiver | None = None
         self.done: dict[int, list[Any]] = {}
         self.reads: list[Reads] = []  # what it read, in the parts sent so far
         self.failed = False
@@ -424,7 +313,9 @@ class _Worker:
             return
         reach = int.from_bytes(said[whole - 8 : whole], "big")
         try:
-            receiver = self.receiver = self.receiver or _Receiver(self.written, repo)
+            from drift_check.wire import Receiver
+
+            receiver = self.receiver = self.receiver or Receiver(self.written, repo)
             while self.written.at < reach:
                 number, found = receiver.load()
                 if number == READ_SO_FAR:
@@ -480,7 +371,9 @@ def _start(
         os.set_blocking(say, False)
         mark = repo.mark() if repo is not None else None
         with open(out, "wb", closefd=False) as stream:
-            pickler = _pickler(stream, texts=texts and repo is not None and repo.texts.hold_all)
+            from drift_check.wire import pickler as make_pickler
+
+            pickler = make_pickler(stream, texts and repo is not None and repo.texts.hold_all)
             for b in _claims(take):
                 pickler.dump((b, [work(item) for item in batches[b]]))
                 if repo is not None and mark is not None and repo.mark() != mark:
@@ -528,7 +421,9 @@ def _finish(worker: _Worker | None, repo: Repo | None) -> tuple[dict[int, list[A
         _, status = os.waitpid(worker.pid, 0)
         if status != 0 or worker.failed:
             return None
-        receiver = worker.receiver or _Receiver(worker.written, repo)
+        from drift_check.wire import Receiver
+
+        receiver = worker.receiver or Receiver(worker.written, repo)
         done = worker.done
         while True:  # each batch's results and what it read, then (None) what is left
             number, found = receiver.load()

@@ -635,21 +635,15 @@ def _scan_structured(
         structured = build_structured(repo, settings, skill_dirs, schemas, kept)
         (found,), (references,) = start.early.finish()
         return structured, ByName(found, *references), _contracts(structured), aside, problems
-    from drift_check.parallel import MAX_BATCHES, share
-    from drift_check.scanners.references import (
-        find_references,
-        gather_references,
-        named_in,
-        reference_paths,
-    )
-    from drift_check.scanners.vocabulary import find_vocabularies
-
     if len(kept) < LEAST_FILES_FOR_BACKGROUND:
         aside = beside()
         structured = build_structured(repo, settings, skill_dirs, schemas, kept)
-        found = find_vocabularies(repo, settings, schemas.values(), kept)
-        references = find_references(repo, settings, kept)
-        return structured, ByName(found, *references), _contracts(structured), aside, problems
+        by_name = _by_name(repo, settings, schemas, kept)
+        return structured, by_name, _contracts(structured), aside, problems
+    from drift_check.parallel import MAX_BATCHES, share
+    from drift_check.scanners.references import gather_references, named_in, reference_paths
+    from drift_check.scanners.vocabulary import find_vocabularies
+
     paths = reference_paths(kept)
     named = named_in(repo)
 
@@ -674,6 +668,20 @@ def _scan_structured(
         raise
     references = gather_references(repo, (f for batch in by_file for f in batch))
     return structured, ByName(found, *references), validators, aside, problems
+
+
+def _by_name(
+    repo: Repo, settings: dict[str, Any], schemas: dict[str, SchemaFile], kept: list[str]
+) -> ByName:
+    """The by-name scans, in this process: none in a tree where nothing can name a skill or
+    define a vocabulary (no Markdown, no schema, no vocabulary configured)."""
+    if not (schemas or settings["vocabularies"] or any(f.endswith(".md") for f in kept)):
+        return ByName((), (), (), {})
+    from drift_check.scanners.references import find_references
+    from drift_check.scanners.vocabulary import find_vocabularies
+
+    found = find_vocabularies(repo, settings, schemas.values(), kept)
+    return ByName(found, *find_references(repo, settings, kept))
 
 
 # The files a batch of the references' search holds, where a copy of the process shares it

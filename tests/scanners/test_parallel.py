@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from drift_check import engine, parallel, scanners
+from drift_check import engine, parallel, scanners, wire
 from drift_check.facts import Position
 from drift_check.scanners.files import Repo
 from tests.conftest import SHARED, tree_files, write_tree
@@ -488,11 +488,11 @@ def test_results_naming_anything_but_records_are_refused(tmp_path: Path) -> None
     repo = Repo(str(tmp_path))
     position = Position("a.md", 1, 2)
     out = io.BytesIO()
-    parallel._pickler(out).dump(([position], None))
-    assert parallel._Receiver(out.getvalue(), repo).load() == ([position], None)
+    wire.pickler(out).dump(([position], None))
+    assert wire.Receiver(out.getvalue(), repo).load() == ([position], None)
     for hostile in (os.system, print, parallel.map_files):
         with pytest.raises(pickle.UnpicklingError):
-            parallel._Receiver(pickle.dumps(hostile), repo).load()
+            wire.Receiver(pickle.dumps(hostile), repo).load()
 
 
 def test_batch_numbers_that_do_not_fit_the_pipe_leave_the_work_here(tmp_path: Path) -> None:
