@@ -483,6 +483,28 @@ def test_a_small_trees_by_name_scans_run_in_a_copy_while_the_files_are_scanned(
     assert parallel._busy == 0 and parallel._free() == 2
 
 
+@pytest.mark.parametrize("base", ["envelope", "contract-skills", "skills-package"])
+def test_a_tree_without_markdown_searches_by_name_only_where_something_can_be_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, base: str
+) -> None:
+    """Without Markdown, a tree's schemas still define vocabularies (the by-name scans
+    run); a tree with neither Markdown nor schemas skips them."""
+    from drift_check.config import load_config
+    from drift_check.scanners import vocabulary
+
+    files = {k: v for k, v in tree_files(base, None).items() if not k.endswith(".md")}
+    write_tree(tmp_path, files)  # type: ignore[arg-type]
+    assert engine.scan(load_config(str(tmp_path))).vocabularies
+    plain = tmp_path / "plain"
+    write_tree(plain, {"hooks/x.py": "X = 1\n", "data.json": "{}\n", "notes.txt": "x\n"})
+
+    def refused(*args):  # type: ignore[no-untyped-def]
+        raise AssertionError("searched a tree where nothing can be named")
+
+    monkeypatch.setattr(vocabulary, "find_vocabularies", refused)
+    assert engine.scan(load_config(str(plain))).vocabularies == ()
+
+
 def test_results_naming_anything_but_records_are_refused(tmp_path: Path) -> None:
     """The loader of a worker's results makes the package's records and dates only."""
     repo = Repo(str(tmp_path))
