@@ -459,6 +459,11 @@ class Repo:
         finally:
             self._links, self._outside_links, self.problems = kept
 
+    def bytes_at_least(self, paths: list[str], least: int) -> bool:
+        """Whether the files at `paths` take `least` bytes or more on disk (one `stat` a
+        file, until the sum reaches it)."""
+        return _size_sum(self.root, paths, least - 1) >= least
+
     def existing(self) -> frozenset[str]:
         """Every file of the tree, the excluded ones too."""
         self.files()

@@ -483,6 +483,30 @@ def test_a_small_trees_by_name_scans_run_in_a_copy_while_the_files_are_scanned(
     assert parallel._busy == 0 and parallel._free() == 2
 
 
+@pytest.mark.parametrize(("least", "early"), [(4004, True), (4005, False)])
+def test_the_copy_starts_before_the_file_scans_only_for_markdown_enough(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, least: int, early: bool
+) -> None:
+    """The by-name scans start in a copy before the file scans where the tree's Markdown
+    takes `LEAST_MARKDOWN_FOR_EARLY` bytes or more (4 files of 1,001 bytes here)."""
+    from drift_check.config import load_config
+
+    write_tree(tmp_path, {f"docs/d{i}.md": "x" * 1000 + "\n" for i in range(4)})
+    monkeypatch.setenv(parallel.JOBS_VARIABLE, "2")
+    monkeypatch.setattr(scanners, "LEAST_FILES_FOR_BACKGROUND", 1000)
+    monkeypatch.setattr(scanners, "LEAST_MARKDOWN_FOR_EARLY", least)
+    shared: list[object] = []
+    share = parallel.share
+
+    def sharing(work, batches, repo):  # type: ignore[no-untyped-def]
+        shared.append(batches)
+        return share(work, batches, repo)
+
+    monkeypatch.setattr(parallel, "share", sharing)
+    engine.scan(load_config(str(tmp_path)))
+    assert shared == ([[["vocabularies"], ["references"]]] if early else [])
+
+
 @pytest.mark.parametrize("base", ["envelope", "contract-skills", "skills-package"])
 def test_a_tree_without_markdown_searches_by_name_only_where_something_can_be_named(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, base: str
