@@ -582,8 +582,9 @@ def _start_structured(
     skill_paths: list[str],
 ) -> StructuredStart:
     """Find the tree's schemas; on a small tree with enough Markdown, start a copy of this
-    process on the by-name scans (`parallel.share`), which need only the schemas: the file
-    scans that come next run on one core on such a tree."""
+    process on the by-name scans and on the structured scan's cheap look at every Markdown
+    file (`parallel.share`), which need only the schemas: the file scans that come next run
+    on one core on such a tree."""
     from drift_check.scanners.contracts import find_schemas
 
     kept = _not_skipped(repo, settings)
@@ -601,11 +602,13 @@ def _start_structured(
     ):
         from drift_check.parallel import share
 
-        def unit(item: str) -> Any:  # the vocabularies first, then the names
+        def unit(item: str) -> Any:  # the vocabularies and the looks first, then the names
             if item == "vocabularies":
+                from drift_check.scanners.contracts import structured_looks
                 from drift_check.scanners.vocabulary import find_vocabularies
 
-                return find_vocabularies(repo, settings, schemas.values(), kept)
+                found = find_vocabularies(repo, settings, schemas.values(), kept)
+                return found, structured_looks(repo, settings, schemas, markdown)
             from drift_check.scanners.references import find_references
 
             return find_references(repo, settings, kept)
@@ -628,7 +631,7 @@ def _scan_structured(
     then both search the Markdown files for names, in batches, each from the moment its own
     work is done (`parallel.share`: which side is longer depends on the tree), and this one
     calls `beside()` while the copy ends."""
-    from drift_check.scanners.contracts import build_structured
+    from drift_check.scanners.contracts import build_structured, structured_paths
 
     kept, skill_dirs, schemas, problems = (
         start.kept,
@@ -638,10 +641,13 @@ def _scan_structured(
     )
     if start.early is not None:  # the by-name scans' modules are the copy's to import
         aside = beside()
-        structured = build_structured(repo, settings, skill_dirs, schemas, kept)
-        (found,), (references,) = start.early.finish()
+        # the files are chosen from those read here so far, before the copy's reads are
+        # learned; the copy looked at every Markdown file for what they may hold
+        paths = structured_paths(repo, settings, skill_dirs, schemas, kept)
+        ((found, looked),), (references,) = start.early.finish()
+        structured = build_structured(repo, settings, skill_dirs, schemas, kept, paths, looked)
         return structured, ByName(found, *references), _contracts(structured), aside, problems
-    if len(kept) < LEAST_FILES_FOR_BACKGROUND:
+    if len(kept) < LEAST_FILES_FOR_BACKGROUND or not _nameable(settings, schemas, kept):
         aside = beside()
         structured = build_structured(repo, settings, skill_dirs, schemas, kept)
         by_name = _by_name(repo, settings, schemas, kept)
@@ -680,14 +686,20 @@ def _by_name(
     repo: Repo, settings: dict[str, Any], schemas: dict[str, SchemaFile], kept: list[str]
 ) -> ByName:
     """The by-name scans, in this process: none in a tree where nothing can name a skill or
-    define a vocabulary (no Markdown, no schema, no vocabulary configured)."""
-    if not (schemas or settings["vocabularies"] or any(f.endswith(".md") for f in kept)):
+    define a vocabulary (see `_nameable`)."""
+    if not _nameable(settings, schemas, kept):
         return ByName((), (), (), {})
     from drift_check.scanners.references import find_references
     from drift_check.scanners.vocabulary import find_vocabularies
 
     found = find_vocabularies(repo, settings, schemas.values(), kept)
     return ByName(found, *find_references(repo, settings, kept))
+
+
+def _nameable(settings: dict[str, Any], schemas: dict[str, SchemaFile], kept: list[str]) -> bool:
+    """Whether anything of the tree can name a skill or define a vocabulary: its Markdown,
+    its schemas, or a vocabulary configured."""
+    return bool(schemas or settings["vocabularies"] or any(f.endswith(".md") for f in kept))
 
 
 # The files a batch of the references' search holds, where a copy of the process shares it

@@ -4,7 +4,7 @@ of its Markdown, who reads their fields, and which schema each claims."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from drift_check.facts import (
@@ -45,17 +45,17 @@ def find_schemas(
     )
 
 
-def build_structured(
+def structured_paths(
     repo: Repo,
     settings: dict[str, Any],
     skill_dirs: frozenset[str],
     schemas: dict[str, SchemaFile],
     kept: list[str],
-) -> Structured:
-    """The structured blocks, field tables and field reads of the tree, paired with its
-    `schemas` (`find_schemas`); with none (and none configured) only the JSON blocks and
-    templates of the files already read are scanned, for the rules that read them without a
-    schema. `kept`: the tree's files that `discovery-skip` leaves."""
+) -> list[str]:
+    """The Markdown files `build_structured` looks at: with `schemas`, every document of a
+    skill or schema folder and those `schema-pairs` name, and the files already read; with
+    none (and none configured), only the files already read. `kept`: the tree's files that
+    `discovery-skip` leaves."""
     markdown = {p for p in repo.sources() if p.endswith(".md")}
     if schemas:
         # every skill's documents: templates and examples sit beside SKILL.md
@@ -66,34 +66,64 @@ def build_structured(
         markdown.update(p for p in repo.files() if p.endswith(".md") and p.startswith(prefixes))
         globs = [k.partition(" in ")[2].strip() for k in settings["schema-pairs"]]
         markdown.update(p for p in repo.glob([g for g in globs if g]) if p.endswith(".md"))
-    paths = sorted(markdown.intersection(kept))  # each read or found is a file of the tree
+    return sorted(markdown.intersection(kept))  # each read or found is a file of the tree
+
+
+def structured_looks(
+    repo: Repo, settings: dict[str, Any], schemas: dict[str, SchemaFile], paths: list[str]
+) -> dict[str, int]:
+    """What each of `paths` may hold that `build_structured` scans (`worth_scanning`),
+    for those that may hold anything: the cheap look, for any process to make."""
+    from drift_check.scanners.structured import NOTHING
+
+    look = _look(repo, settings, bool(schemas))
+    return {path: what for path in paths if (what := look(path)) != NOTHING}
+
+
+def _look(repo: Repo, settings: dict[str, Any], full: bool) -> Callable[[str], int]:
+    """`worth_scanning` of a file, by its path (NOTHING for a file that cannot be read)."""
+    from drift_check.scanners.structured import NOTHING, worth_scanning
+
+    names = re.compile(settings["structured-template-names"])
+
+    def look(path: str) -> int:
+        source = repo.read(path)
+        if source is None:
+            return NOTHING
+        return worth_scanning(source.text, settings, names, full)
+
+    return look
+
+
+def build_structured(
+    repo: Repo,
+    settings: dict[str, Any],
+    skill_dirs: frozenset[str],
+    schemas: dict[str, SchemaFile],
+    kept: list[str],
+    paths: list[str] | None = None,
+    looked: dict[str, int] | None = None,
+) -> Structured:
+    """The structured blocks, field tables and field reads of the tree's `paths` (by
+    default `structured_paths`), paired with its `schemas` (`find_schemas`); with none,
+    for the rules that read blocks without a schema. `looked`: `structured_looks` of files
+    that include them all, made by another process."""
+    if paths is None:
+        paths = structured_paths(repo, settings, skill_dirs, schemas, kept)
     if not paths:
         return EMPTY_STRUCTURED
     from drift_check.parallel import map_files
     from drift_check.scanners.markdown import scan
-    from drift_check.scanners.structured import (
-        ALL,
-        NOTHING,
-        field_reads,
-        scan_structured,
-        worth_scanning,
-    )
+    from drift_check.scanners.structured import ALL, NOTHING, field_reads, scan_structured
 
     names = re.compile(settings["structured-template-names"])
-
-    def worth(path: str) -> int:
-        source = repo.read(path)
-        if source is None:
-            return NOTHING
-        return worth_scanning(source.text, settings, names, bool(schemas))
-
-    # the cheap look at every file on every core; the few worth it are scanned here, as
-    # their blocks cost more to send between processes than to find
-    worthy = [
-        (p, what)
-        for p, what in zip(paths, map_files(worth, paths, repo, light=True), strict=True)
-        if what != NOTHING
-    ]
+    if looked is not None:
+        worthy = [(p, looked[p]) for p in paths if p in looked]
+    else:
+        # the cheap look at every file on every core; the few worth it are scanned here, as
+        # their blocks cost more to send between processes than to find
+        looks = map_files(_look(repo, settings, bool(schemas)), paths, repo, light=True)
+        worthy = [(p, what) for p, what in zip(paths, looks, strict=True) if what != NOTHING]
     blocks: list[StructuredBlock] = []
     tables: list[FieldTable] = []
     reads: list[FieldRead] = []
