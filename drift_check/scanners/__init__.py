@@ -117,6 +117,7 @@ def build_facts(config: Config, discovered: Discovered | None = None) -> Facts:
     start = _start_structured(repo, settings, components, agent_plan.paths, skill_plan.paths)
     with start:  # a copy may scan by name from here: stopped if a scan below fails
         agents, skills, (commands, found) = _scan_files(repo, agent_plan, skill_plan, command_plan)
+        start.after_files(repo, settings)
         problems += agents.problems
         consumers = _scan_consumers(repo, settings, components, contracts.registry, agents, core)
         problems += consumers.problems
@@ -565,13 +566,39 @@ class StructuredStart:
         self.schemas = schemas
         self.early = early  # the by-name scans, under way in a copy
         self.problems = problems
+        self.shared: Shared | None = None  # a large tree's (`after_files`)
+
+    def after_files(self, repo: Repo, settings: dict[str, Any]) -> None:
+        """On a large tree, start the copy that finds the vocabularies and then takes
+        batches of the names' search (see `_scan_structured`) as soon as the file scans,
+        which use every core, are done: it works while this process scans the consumers."""
+        kept, schemas = self.kept, self.schemas
+        if len(kept) < LEAST_FILES_FOR_BACKGROUND or not _nameable(settings, schemas, kept):
+            return
+        from drift_check.parallel import MAX_BATCHES, share
+        from drift_check.scanners.references import named_in, reference_paths
+        from drift_check.scanners.vocabulary import find_vocabularies
+
+        paths = reference_paths(kept)
+        named = named_in(repo)
+
+        def unit(item: str | None) -> Any:  # the vocabularies first, then a file's names
+            if item is None:
+                return find_vocabularies(repo, settings, schemas.values(), kept)
+            return named(item)
+
+        size = max(REFERENCE_BATCH, -(-len(paths) // (MAX_BATCHES - 1)))
+        batches = [[None], *(paths[i : i + size] for i in range(0, len(paths), size))]
+        self.shared = share(unit, batches, repo)
 
     def __enter__(self) -> StructuredStart:
         return self
 
     def __exit__(self, kind: object, error: object, trace: object) -> None:
-        if error is not None and self.early is not None:
-            self.early.abandon()
+        if error is not None:
+            for shared in (self.early, self.shared):
+                if shared is not None:
+                    shared.abandon()
 
 
 def _start_structured(
@@ -626,8 +653,9 @@ def _scan_structured(
     read are the repository's problems); and what `beside()` gives, a scan that needs none
     of them (the name uses). The scans need only the schemas in common. On a small tree the
     by-name scans may be under way in a copy since `start`. On a large tree a copy of this
-    process finds the vocabularies while this one scans the blocks, makes the validators of
-    the schemas blocks claim (`Contracts.prepare`, which the rules' processes inherit);
+    process, started when the file scans end (`StructuredStart.after_files`), finds the
+    vocabularies while this one scans the consumers and the blocks and makes the validators
+    of the schemas blocks claim (`Contracts.prepare`, which the rules' processes inherit);
     then both search the Markdown files for names, in batches, each from the moment its own
     work is done (`parallel.share`: which side is longer depends on the tree), and this one
     calls `beside()` while the copy ends."""
@@ -652,32 +680,17 @@ def _scan_structured(
         structured = build_structured(repo, settings, skill_dirs, schemas, kept)
         by_name = _by_name(repo, settings, schemas, kept)
         return structured, by_name, _contracts(structured), aside, problems
-    from drift_check.parallel import MAX_BATCHES, share
-    from drift_check.scanners.references import gather_references, named_in, reference_paths
-    from drift_check.scanners.vocabulary import find_vocabularies
+    from drift_check.scanners.references import gather_references
 
-    paths = reference_paths(kept)
-    named = named_in(repo)
-
-    def unit(item: str | None) -> Any:  # the vocabularies first, then a file's names
-        if item is None:
-            return find_vocabularies(repo, settings, schemas.values(), kept)
-        return named(item)
-
-    size = max(REFERENCE_BATCH, -(-len(paths) // (MAX_BATCHES - 1)))
-    batches = [[None], *(paths[i : i + size] for i in range(0, len(paths), size))]
-    shared = share(unit, batches, repo)
-    try:
-        structured = build_structured(repo, settings, skill_dirs, schemas, kept)
-        validators = _contracts(structured)
-        if validators is not None:
-            validators.prepare(b.schema for b in structured.blocks if b.value is not None)
-        shared.work_here()
-        aside = beside()  # while the copy ends, if it is the longer side
-        (found,), *by_file = shared.finish()
-    except BaseException:
-        shared.abandon()
-        raise
+    shared = start.shared  # stopped by `start` if anything here fails
+    assert shared is not None, "a large tree's copy starts after the file scans"
+    structured = build_structured(repo, settings, skill_dirs, schemas, kept)
+    validators = _contracts(structured)
+    if validators is not None:
+        validators.prepare(b.schema for b in structured.blocks if b.value is not None)
+    shared.work_here()
+    aside = beside()  # while the copy ends, if it is the longer side
+    (found,), *by_file = shared.finish()
     references = gather_references(repo, (f for batch in by_file for f in batch))
     return structured, ByName(found, *references), validators, aside, problems
 

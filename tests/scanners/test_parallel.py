@@ -483,6 +483,42 @@ def test_a_small_trees_by_name_scans_run_in_a_copy_while_the_files_are_scanned(
     assert parallel._busy == 0 and parallel._free() == 2
 
 
+def test_a_large_trees_copy_starts_when_the_file_scans_end_and_stops_on_a_failure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a large tree the vocabularies' copy starts as soon as the file scans are done
+    (the consumers are scanned beside it), and a scan that fails after that stops it."""
+    from drift_check.config import load_config
+
+    write_tree(tmp_path, tree_files("gaia-states", NAMED))  # type: ignore[arg-type]
+    monkeypatch.setenv(parallel.JOBS_VARIABLE, "2")
+    monkeypatch.setattr(scanners, "LEAST_FILES_FOR_BACKGROUND", 1)
+    seen: list[str] = []
+    share, scan_consumers = parallel.share, scanners._scan_consumers
+
+    def sharing(work, batches, repo):  # type: ignore[no-untyped-def]
+        seen.append("share")
+        return share(work, batches, repo)
+
+    def consumers(*args):  # type: ignore[no-untyped-def]
+        seen.append(f"consumers on {parallel._free()} core")
+        return scan_consumers(*args)
+
+    monkeypatch.setattr(parallel, "share", sharing)
+    monkeypatch.setattr(scanners, "_scan_consumers", consumers)
+    facts = engine.scan(load_config(str(tmp_path)))
+    assert seen == ["share", "consumers on 1 core"] and facts.vocabularies
+    assert parallel._busy == 0
+
+    def failing(*args):  # type: ignore[no-untyped-def]
+        raise RuntimeError("a scan failed")
+
+    monkeypatch.setattr(scanners, "_scan_consumers", failing)
+    with pytest.raises(RuntimeError):
+        engine.scan(load_config(str(tmp_path)))
+    assert parallel._busy == 0 and parallel._free() == 2
+
+
 @pytest.mark.parametrize(("least", "early"), [(4004, True), (4005, False)])
 def test_the_copy_starts_before_the_file_scans_only_for_markdown_enough(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, least: int, early: bool
