@@ -444,76 +444,53 @@ def test_structured_and_by_name_scans_by_workers_are_the_same(
     assert (forked.code, forked.out, forked.err) == (alone.code, alone.out, alone.err)
 
 
-def test_a_small_trees_by_name_scans_run_in_a_copy_while_the_files_are_scanned(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def _shares(monkeypatch: pytest.MonkeyPatch, seen: list[str]) -> None:
+    """Record in `seen` each copy `parallel.share` is asked for, with its first batch."""
+    share = parallel.share
+
+    def sharing(work, batches, repo):  # type: ignore[no-untyped-def]
+        seen.append(f"share from {batches[0]}")
+        return share(work, batches, repo)
+
+    monkeypatch.setattr(parallel, "share", sharing)
+
+
+@pytest.mark.parametrize(
+    ("least_files", "scan", "shared"),
+    [  # a small tree's copy starts before its file scans, a large tree's after them
+        (1000, "_scan_files", "share from ['vocabularies']"),
+        (1, "_scan_consumers", "share from [None]"),
+    ],
+)
+def test_the_by_name_copy_runs_beside_this_processs_scans_and_stops_on_a_failure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, least_files: int, scan: str, shared: str
 ) -> None:
-    """On a small tree the copy starts on the vocabularies and names before the agents,
-    skills and commands are scanned (on one core, here) and is stopped when a scan fails:
-    no core stays held by it."""
+    """The copy that makes the by-name scans is started before the scan named here, which
+    then runs on one core, and is stopped when a scan fails: no core stays held by it."""
     from drift_check.config import load_config
 
     write_tree(tmp_path, tree_files("gaia-states", NAMED))  # type: ignore[arg-type]
     monkeypatch.setenv(parallel.JOBS_VARIABLE, "2")
-    monkeypatch.setattr(scanners, "LEAST_FILES_FOR_BACKGROUND", 1000)
+    monkeypatch.setattr(scanners, "LEAST_FILES_FOR_BACKGROUND", least_files)
     monkeypatch.setattr(scanners, "LEAST_MARKDOWN_FOR_EARLY", 1)
     seen: list[str] = []
-    share, scan_files = parallel.share, scanners._scan_files
-
-    def sharing(work, batches, repo):  # type: ignore[no-untyped-def]
-        seen.append(f"share {batches}")
-        return share(work, batches, repo)
+    _shares(monkeypatch, seen)
+    scanned = getattr(scanners, scan)
 
     def scanning(*args):  # type: ignore[no-untyped-def]
-        seen.append(f"files on {parallel._free()} core")
-        return scan_files(*args)
+        seen.append(f"{scan} on {parallel._free()} core")
+        return scanned(*args)
 
-    monkeypatch.setattr(parallel, "share", sharing)
-    monkeypatch.setattr(scanners, "_scan_files", scanning)
+    monkeypatch.setattr(scanners, scan, scanning)
     facts = engine.scan(load_config(str(tmp_path)))
-    assert seen == ["share [['vocabularies'], ['references']]", "files on 1 core"]
+    assert seen == [shared, f"{scan} on 1 core"]
     assert facts.vocabularies and facts.name_references
     assert parallel._busy == 0  # the copy's core is given back
 
     def failing(*args):  # type: ignore[no-untyped-def]
         raise RuntimeError("a scan failed")
 
-    monkeypatch.setattr(scanners, "_scan_files", failing)
-    with pytest.raises(RuntimeError):
-        engine.scan(load_config(str(tmp_path)))
-    assert parallel._busy == 0 and parallel._free() == 2
-
-
-def test_a_large_trees_copy_starts_when_the_file_scans_end_and_stops_on_a_failure(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """On a large tree the vocabularies' copy starts as soon as the file scans are done
-    (the consumers are scanned beside it), and a scan that fails after that stops it."""
-    from drift_check.config import load_config
-
-    write_tree(tmp_path, tree_files("gaia-states", NAMED))  # type: ignore[arg-type]
-    monkeypatch.setenv(parallel.JOBS_VARIABLE, "2")
-    monkeypatch.setattr(scanners, "LEAST_FILES_FOR_BACKGROUND", 1)
-    seen: list[str] = []
-    share, scan_consumers = parallel.share, scanners._scan_consumers
-
-    def sharing(work, batches, repo):  # type: ignore[no-untyped-def]
-        seen.append("share")
-        return share(work, batches, repo)
-
-    def consumers(*args):  # type: ignore[no-untyped-def]
-        seen.append(f"consumers on {parallel._free()} core")
-        return scan_consumers(*args)
-
-    monkeypatch.setattr(parallel, "share", sharing)
-    monkeypatch.setattr(scanners, "_scan_consumers", consumers)
-    facts = engine.scan(load_config(str(tmp_path)))
-    assert seen == ["share", "consumers on 1 core"] and facts.vocabularies
-    assert parallel._busy == 0
-
-    def failing(*args):  # type: ignore[no-untyped-def]
-        raise RuntimeError("a scan failed")
-
-    monkeypatch.setattr(scanners, "_scan_consumers", failing)
+    monkeypatch.setattr(scanners, scan, failing)
     with pytest.raises(RuntimeError):
         engine.scan(load_config(str(tmp_path)))
     assert parallel._busy == 0 and parallel._free() == 2
@@ -531,16 +508,10 @@ def test_the_copy_starts_before_the_file_scans_only_for_markdown_enough(
     monkeypatch.setenv(parallel.JOBS_VARIABLE, "2")
     monkeypatch.setattr(scanners, "LEAST_FILES_FOR_BACKGROUND", 1000)
     monkeypatch.setattr(scanners, "LEAST_MARKDOWN_FOR_EARLY", least)
-    shared: list[object] = []
-    share = parallel.share
-
-    def sharing(work, batches, repo):  # type: ignore[no-untyped-def]
-        shared.append(batches)
-        return share(work, batches, repo)
-
-    monkeypatch.setattr(parallel, "share", sharing)
+    seen: list[str] = []
+    _shares(monkeypatch, seen)
     engine.scan(load_config(str(tmp_path)))
-    assert shared == ([[["vocabularies"], ["references"]]] if early else [])
+    assert seen == (["share from ['vocabularies']"] if early else [])
 
 
 @pytest.mark.parametrize("base", ["envelope", "contract-skills", "skills-package"])
