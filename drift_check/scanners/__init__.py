@@ -667,24 +667,25 @@ def _scan_structured(
         start.schemas,
         start.problems,
     )
+    # the files are chosen from those the component scans read, before the name uses are
+    # searched (which read every Markdown file) and a copy's reads are learned
+    paths = structured_paths(repo, settings, skill_dirs, schemas, kept)
     if start.early is not None:  # the by-name scans' modules are the copy's to import
         aside = beside()
-        # the files are chosen from those read here so far, before the copy's reads are
-        # learned; the copy looked at every Markdown file for what they may hold
-        paths = structured_paths(repo, settings, skill_dirs, schemas, kept)
+        # the copy looked at every Markdown file for what it may hold
         ((found, looked),), (references,) = start.early.finish()
         structured = build_structured(repo, settings, skill_dirs, schemas, kept, paths, looked)
         return structured, ByName(found, *references), _contracts(structured), aside, problems
     if len(kept) < LEAST_FILES_FOR_BACKGROUND or not _nameable(settings, schemas, kept):
         aside = beside()
-        structured = build_structured(repo, settings, skill_dirs, schemas, kept)
+        structured = build_structured(repo, settings, skill_dirs, schemas, kept, paths)
         by_name = _by_name(repo, settings, schemas, kept)
         return structured, by_name, _contracts(structured), aside, problems
     from drift_check.scanners.references import gather_references
 
     shared = start.shared  # stopped by `start` if anything here fails
     assert shared is not None, "a large tree's copy starts after the file scans"
-    structured = build_structured(repo, settings, skill_dirs, schemas, kept)
+    structured = build_structured(repo, settings, skill_dirs, schemas, kept, paths)
     validators = _contracts(structured)
     if validators is not None:
         validators.prepare(b.schema for b in structured.blocks if b.value is not None)

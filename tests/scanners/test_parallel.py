@@ -536,6 +536,32 @@ def test_a_tree_without_markdown_searches_by_name_only_where_something_can_be_na
     assert engine.scan(load_config(str(plain))).vocabularies == ()
 
 
+@pytest.mark.parametrize("base", ["gaia-states", "contract-skills", "envelope", "claude-code"])
+def test_the_files_scanned_for_blocks_are_those_the_component_scans_read_at_any_size(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, base: str
+) -> None:
+    """Without a schema for it, a JSON block is scanned only in files a component scan
+    read: a document that only the name-uses search reads (it reads every Markdown file)
+    adds none, whether the tree is scanned as a small one, with the by-name copy started
+    early, or as a large one."""
+    from drift_check.config import load_config
+
+    extra = {
+        "notes/aside.md": '# Aside\n\n```json:contract\n{"status": "ok",}\n```\n',
+        # a skill named unlike its folder: the name-uses search then reads every document
+        "skills/odd-folder/SKILL.md": "---\nname: odd-name\ndescription: Odd one.\n---\n\n# Odd\n",
+    }
+    write_tree(tmp_path, tree_files(base, {**NAMED, **extra}))  # type: ignore[arg-type]
+    monkeypatch.setenv(parallel.JOBS_VARIABLE, "2")
+    found = []
+    for least_files, least_markdown in ((1000, 1 << 40), (1000, 1), (1, 1 << 40)):
+        monkeypatch.setattr(scanners, "LEAST_FILES_FOR_BACKGROUND", least_files)
+        monkeypatch.setattr(scanners, "LEAST_MARKDOWN_FOR_EARLY", least_markdown)
+        facts = engine.scan(load_config(str(tmp_path)))
+        found.append(sorted(b.path for b in facts.structured.blocks))
+    assert found[0] == found[1] == found[2]
+
+
 def test_results_naming_anything_but_records_are_refused(tmp_path: Path) -> None:
     """The loader of a worker's results makes the package's records and dates only."""
     repo = Repo(str(tmp_path))
