@@ -101,15 +101,13 @@ def build_structured(
     skill_dirs: frozenset[str],
     schemas: dict[str, SchemaFile],
     kept: list[str],
-    paths: list[str] | None = None,
+    paths: list[str],
     looked: dict[str, int] | None = None,
 ) -> Structured:
-    """The structured blocks, field tables and field reads of the tree's `paths` (by
-    default `structured_paths`), paired with its `schemas` (`find_schemas`); with none,
-    for the rules that read blocks without a schema. `looked`: `structured_looks` of files
-    that include them all, made by another process."""
-    if paths is None:
-        paths = structured_paths(repo, settings, skill_dirs, schemas, kept)
+    """The structured blocks, field tables and field reads of `paths` (`structured_paths`,
+    chosen before other scans read more files), paired with the tree's `schemas`
+    (`find_schemas`); with none, for the rules that read blocks without a schema.
+    `looked`: `structured_looks` of files that include them all, made by another process."""
     if not paths:
         return EMPTY_STRUCTURED
     from drift_check.parallel import map_files
