@@ -6,6 +6,7 @@ import os
 from collections import Counter
 
 from drift_check.engine import Report
+from drift_check.facts import Facts
 from drift_check.reporters.escape import escape
 from drift_check.rules.base import Finding
 
@@ -81,11 +82,29 @@ def banner(report: Report) -> str:
     counts = dict((noun, n) for n, noun in facts.components.counts())
     counts["agent"] = len(facts.all_agents)
     counts["skill"] = len(facts.skills)
-    parts += [_count(n, noun) for noun, n in counts.items() if n or noun == "agent"]
+    unread = _unreadable(facts)
+    parts += [
+        _count(n, noun) + (f" ({unread[noun]} unreadable)" if unread.get(noun) else "")
+        for noun, n in counts.items()
+        if n or noun == "agent" or unread.get(noun)
+    ]
     if facts.registry is not None or facts.quoted_markers:
         parts.append(_count(len(facts.consumers), "consumer file"))
     parts.append(_count(len(report.rules), "rule"))
     return escape(f"drift-check: {facts.reason}{_config_file(report)}; {', '.join(parts)}")
+
+
+def _unreadable(facts: Facts) -> dict[str, int]:
+    """How many agent and skill files discovery found that could not be read (binary, too
+    large, not UTF-8): the banner counts them apart, as their DC001 says why."""
+    unreadable = {p.position.path for p in facts.problems if p.kind == "unreadable"}
+    if not unreadable:
+        return {}
+    components = facts.components
+    return {
+        "agent": len(unreadable.intersection(components.agents)),
+        "skill": len(unreadable.intersection(components.skills)),
+    }
 
 
 def _config_file(report: Report) -> str:

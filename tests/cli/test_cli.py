@@ -234,6 +234,20 @@ def test_banner_counts_read_as_english(tmp_path: Path, cli) -> None:  # type: ig
     assert "(5 rows), 6 agents, 1 skill, 1 command, 11 consumer files" in cli(str(EXAMPLES)).err
 
 
+def test_banner_counts_unreadable_agents_and_skills_apart(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    binary = write_tree(tmp_path / "a", {"agents/b.md": "bin\x00ary\n"})
+    err = cli(str(binary)).err
+    assert "detected from agents/b.md; 0 agents (1 unreadable), " in err
+    skills = write_tree(
+        tmp_path / "s",
+        {
+            "skills/x/SKILL.md": "\x00",
+            "skills/y/SKILL.md": "---\nname: y\ndescription: Why.\n---\n",
+        },
+    )
+    assert "; 0 agents, 1 skill (1 unreadable), " in cli(str(skills)).err
+
+
 def test_the_console_script_collects_cycles_only_once_ruamel_yaml_has_parsed() -> None:
     """`single_run_gc` turns the cyclic collector off; the first YAML text ruamel.yaml
     parses turns it back on (its loads leave cycles behind), a text the fast path reads
