@@ -543,9 +543,13 @@ LEAST_FILES_FOR_BACKGROUND = 1000
 # A smaller tree with this many bytes of Markdown or more has its by-name scans
 # (vocabularies, then names and citations) made by a copy of this process from the start,
 # while this one scans its agents, skills and commands, on one core. The copy costs this
-# process about 5 to 10 ms (its pages copied as it writes them): the scans of the GSD corpus
-# (2.4 MB, 31 ms) are worth it, those of a plain agents collection (1.2 MB, 9 ms) are not.
-LEAST_MARKDOWN_FOR_EARLY = 2_000_000
+# process about 3 to 5 ms (its start, and its pages copied as this one writes them): worth it
+# from about 0.3 MB of Markdown (a tree of agents with 0.58 MB gains 2 ms, one with 0.08 MB
+# loses 3; a tree with scripts beside its prompts gains most, as they hold vocabularies).
+LEAST_MARKDOWN_FOR_EARLY = 500_000
+# ... and where this process has agents, skills and commands enough to scan meanwhile: with
+# fewer (superpowers' 14 skills, 7 ms) it only waits for the copy, 1 ms later than alone.
+LEAST_SCANS_FOR_EARLY = 32
 
 
 class StructuredStart:
@@ -623,8 +627,10 @@ def _start_structured(
     markdown = [f for f in kept if f.endswith(".md")]
     # the sizes are looked at (a `stat` a file) only where there are files enough to make
     # the bytes at an average far above a prompt file's (32 KB)
+    scans = len(agent_paths) + len(skill_paths) + len(components.commands)
     if len(kept) < LEAST_FILES_FOR_BACKGROUND and (
-        len(markdown) << 15 >= LEAST_MARKDOWN_FOR_EARLY
+        scans >= LEAST_SCANS_FOR_EARLY
+        and len(markdown) << 15 >= LEAST_MARKDOWN_FOR_EARLY
         and repo.bytes_at_least(markdown, LEAST_MARKDOWN_FOR_EARLY)
     ):
         from drift_check.parallel import share

@@ -436,6 +436,7 @@ def test_structured_and_by_name_scans_by_workers_are_the_same(
     else:
         monkeypatch.setattr(scanners, "LEAST_FILES_FOR_BACKGROUND", 1000)
         monkeypatch.setattr(scanners, "LEAST_MARKDOWN_FOR_EARLY", 1)
+        monkeypatch.setattr(scanners, "LEAST_SCANS_FOR_EARLY", 0)
     started = parallel.counts["started"]
     forked = cli(str(tmp_path), "--format", "json")
     assert parallel.counts["started"] > started
@@ -473,6 +474,7 @@ def test_the_by_name_copy_runs_beside_this_processs_scans_and_stops_on_a_failure
     monkeypatch.setenv(parallel.JOBS_VARIABLE, "2")
     monkeypatch.setattr(scanners, "LEAST_FILES_FOR_BACKGROUND", least_files)
     monkeypatch.setattr(scanners, "LEAST_MARKDOWN_FOR_EARLY", 1)
+    monkeypatch.setattr(scanners, "LEAST_SCANS_FOR_EARLY", 0)
     seen: list[str] = []
     _shares(monkeypatch, seen)
     scanned = getattr(scanners, scan)
@@ -496,18 +498,26 @@ def test_the_by_name_copy_runs_beside_this_processs_scans_and_stops_on_a_failure
     assert parallel._busy == 0 and parallel._free() == 2
 
 
-@pytest.mark.parametrize(("least", "early"), [(4004, True), (4005, False)])
-def test_the_copy_starts_before_the_file_scans_only_for_markdown_enough(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, least: int, early: bool
+@pytest.mark.parametrize(
+    ("more_bytes", "more_scans", "early"), [(0, 0, True), (1, 0, False), (0, 1, False)]
+)
+def test_the_copy_starts_before_the_file_scans_only_for_markdown_and_scans_enough(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, more_bytes: int, more_scans: int, early: bool
 ) -> None:
     """The by-name scans start in a copy before the file scans where the tree's Markdown
-    takes `LEAST_MARKDOWN_FOR_EARLY` bytes or more (4 files of 1,001 bytes here)."""
+    takes `LEAST_MARKDOWN_FOR_EARLY` bytes or more and this process has
+    `LEAST_SCANS_FOR_EARLY` agents, skills and commands or more to scan meanwhile."""
     from drift_check.config import load_config
 
-    write_tree(tmp_path, {f"docs/d{i}.md": "x" * 1000 + "\n" for i in range(4)})
+    files = {f"docs/d{i}.md": "x" * 1000 + "\n" for i in range(4)}
+    files |= {f"agents/a{i}.md": f"---\nname: a{i}\ndescription: A.\n---\n" for i in range(2)}
+    files["commands/c.md"] = "---\ndescription: C.\n---\n"
+    write_tree(tmp_path, files)
+    size = sum(len(text) for path, text in files.items() if path.endswith(".md"))
     monkeypatch.setenv(parallel.JOBS_VARIABLE, "2")
     monkeypatch.setattr(scanners, "LEAST_FILES_FOR_BACKGROUND", 1000)
-    monkeypatch.setattr(scanners, "LEAST_MARKDOWN_FOR_EARLY", least)
+    monkeypatch.setattr(scanners, "LEAST_MARKDOWN_FOR_EARLY", size + more_bytes)
+    monkeypatch.setattr(scanners, "LEAST_SCANS_FOR_EARLY", 3 + more_scans)
     seen: list[str] = []
     _shares(monkeypatch, seen)
     engine.scan(load_config(str(tmp_path)))
@@ -557,6 +567,7 @@ def test_the_files_scanned_for_blocks_are_those_the_component_scans_read_at_any_
     for least_files, least_markdown in ((1000, 1 << 40), (1000, 1), (1, 1 << 40)):
         monkeypatch.setattr(scanners, "LEAST_FILES_FOR_BACKGROUND", least_files)
         monkeypatch.setattr(scanners, "LEAST_MARKDOWN_FOR_EARLY", least_markdown)
+        monkeypatch.setattr(scanners, "LEAST_SCANS_FOR_EARLY", 0)
         facts = engine.scan(load_config(str(tmp_path)))
         found.append(sorted(b.path for b in facts.structured.blocks))
     assert found[0] == found[1] == found[2]
