@@ -31,21 +31,30 @@ _KEY_LINE = re.compile(
     re.M,
 )
 # A plain scalar that YAML's core schema keeps as a string: no indicator first (a `-`
-# only before a letter, `_` or `-`: `--type security`; a `.` only in `./` or `../`), no
-# `: ` or ` #` inside, nothing a number, boolean or null could start with.
-_PLAIN = re.compile(r"(?:[A-Za-z_/(<]|-[A-Za-z_-]|\.\.?/)[^\t]*")
+# only before a letter, `_` or `-`: `--type security`; a `.` only in `./` or `../`; any
+# character beyond ASCII but a byte-order mark: `🪲 Debugger`), no `: ` or ` #` inside,
+# nothing a number, boolean or null could start with.
+_PLAIN = re.compile(
+    r"(?:[A-Za-z_/(<\u00a1-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]"
+    r"|-[A-Za-z_-]|\.\.?/)[^\t]*"
+)
 _NOT_PLAIN = re.compile(r": |:$| #")
 _ESCAPE = re.compile(r"\\([\"\\])")
-_FLOW_WORD = lazy(r"[A-Za-z_][A-Za-z0-9_./-]*")
+# An item of a one-line flow sequence read here: words of name characters and `./|<>()`
+# with single spaces between, after a letter, `_`, `(`, `<` or a `-` before a letter, `_`
+# or `-` (`[optional description]`, `[--repair]`, `[name | description]` in `argument-hint`)
+_FLOW_WORD = lazy(r"(?:[A-Za-z_(<]|-[A-Za-z_-])[A-Za-z0-9_./|<>()-]*(?: [A-Za-z0-9_./|<>()-]+)*")
 # Characters a strict parser rejects or reads as line breaks: leave those to it.
-_UNSAFE = "[\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff]"
-_QUOTED = re.compile(r'"((?:[^"\\\t]|\\["\\])*+)"|\'([^\'\t]*)\'')
+_UNSAFE = "[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]"
+_QUOTED = re.compile(r'"((?:[^"\\\t]|\\["\\])*+)"|\'((?:[^\'\t]|\'\')*+)\'')
 _NON_STRING = re.compile(
     r"(?:null|Null|NULL|true|True|TRUE|false|False|FALSE|\.inf|\.Inf|\.INF|\.nan|\.NaN|\.NAN|<<)\Z"
 )
 # What the strict parser reads as an int or a date, in the one spelling of each read here.
 _INT = lazy(r"(?:0|[1-9][0-9]{0,17})\Z")
 _DATE = lazy(r"([0-9]{4})-([0-9]{2})-([0-9]{2})\Z")
+# three or more dotted numbers (`1.0.0`): text to the parser, as no number has two dots
+_VERSION = lazy(r"[0-9]+(?:\.[0-9]+){2,}\Z")
 
 
 def _unsafe(text: str) -> bool:
@@ -87,7 +96,7 @@ def _scalar(value: str) -> "str | bool | int | date | None":
     quoted = _QUOTED.fullmatch(value)
     if quoted:
         if quoted.group(1) is None:
-            return quoted.group(2)
+            return quoted.group(2).replace("''", "'")
         return _ESCAPE.sub(lambda m: m.group(1), quoted.group(1))  # only \" and \\ here
     if _PLAIN.fullmatch(value) and not _NOT_PLAIN.search(value) and not _NON_STRING.match(value):
         return value
@@ -99,6 +108,8 @@ def _number_or_date(value: str) -> "int | date | str | None":
     number, date or time holds a `/`)."""
     if _INT.match(value):
         return int(value)
+    if _VERSION.match(value):
+        return value
     if "/" in value:
         plain = "\t" not in value and not _NOT_PLAIN.search(value) and not _unsafe(value)
         return value if plain else None
@@ -128,6 +139,8 @@ def _line_scan(body: str) -> tuple[dict[str, Any] | None, tuple[int, int] | None
     data: dict[str, Any] = {}
     list_key: str | None = None
     block_lists: list[str] = []  # keys written `key:`, whose items follow as `  - item`
+    mapping: dict[str, Any] | None = None  # a `key:`'s entries, as `  sub: value` lines
+    indent = ""  # their indentation
     lines = body.split("\n")
     i = 0
     while i < len(lines):
@@ -141,6 +154,17 @@ def _line_scan(body: str) -> tuple[dict[str, Any] | None, tuple[int, int] | None
                 return None, None
             data[list_key].append(item)
             continue
+        if line[0] == " ":  # an entry of the mapping under the last `key:`
+            if mapping is None and list_key is not None and data[list_key] == []:
+                mapping = data[list_key] = {}
+                indent = line[: len(line) - len(line.lstrip(" "))]
+                list_key = None
+            if mapping is None or not _entry(line, indent, mapping):
+                return None, None
+            if i < len(lines) and lines[i].startswith(indent + " "):
+                return None, None  # more-indented lines after it: the parser reads those
+            continue
+        mapping = None
         key, sep, value = line.partition(":")
         if not sep or not _KEY.fullmatch(key) or key in data or _NON_STRING.match(key):
             return None, None
@@ -184,6 +208,23 @@ def _line_scan(body: str) -> tuple[dict[str, Any] | None, tuple[int, int] | None
     return data, None
 
 
+def _entry(line: str, indent: str, mapping: dict[str, Any]) -> bool:
+    """Add `line`, `sub: scalar` at exactly `indent`, to `mapping` (`metadata:` and its
+    `  author: x` lines); False for any other shape, a repeated key included."""
+    if not line.startswith(indent) or line[len(indent)] == " ":
+        return False
+    key, sep, value = line[len(indent) :].partition(":")
+    if not sep or not value.startswith(" ") or not _KEY.fullmatch(key) or key in mapping:
+        return False
+    if _NON_STRING.match(key) or len(key) > 1024:
+        return False
+    scalar = _scalar(value[1:])
+    if scalar is None:
+        return False
+    mapping[key] = scalar
+    return True
+
+
 def _continued(value: str, scalar: Any, lines: list[str], i: int) -> tuple[Any, int]:
     """A plain `value` (read as `scalar`) continued on the more-indented lines from `i`: the
     lines folded into one string with single spaces, and the line after them; None where a
@@ -201,7 +242,7 @@ def _continued(value: str, scalar: Any, lines: list[str], i: int) -> tuple[Any, 
 
 
 def _flow_words(value: str) -> list[str] | None:
-    """`[a, b-c, d/e]`: a flow sequence of plain words; None for anything richer."""
+    """`[a, b-c, d/e f]`: a flow sequence of plain words; None for anything richer."""
     if not value.endswith("]"):
         return None
     inner = value[1:-1].strip(" ")
@@ -273,7 +314,9 @@ def _reader_stop(body: str) -> bool:
     if body.replace("\t", " ").replace("\n", " ").isprintable():
         return False  # every stop is unprintable
     if _READER_STOPS is None:
-        _READER_STOPS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff]")
+        _READER_STOPS = re.compile(
+            "[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]"
+        )
     return _READER_STOPS.search(body) is not None
 
 
@@ -362,7 +405,7 @@ def read_frontmatter(
         counted = m.start()
         key_lines.setdefault(key, line)
     data, colon = _line_scan(body)
-    if data is not None:
+    if data is not None and _depth(data) <= max_depth:
         return Frontmatter(data, key_lines, None)
     if colon is not None and _parser_says_context() and not _reader_stop(body):
         # the strict parser's own error, without importing it: a plain value cannot hold
@@ -403,6 +446,12 @@ def read_frontmatter(
         )
         return Frontmatter(None, key_lines, problem)
     return Frontmatter(loaded, key_lines, None)
+
+
+def _depth(data: dict[str, Any]) -> int:
+    """How deep the line scan's answer nests (a list or a mapping under a key is 2), as the
+    strict parser counts it for `max-yaml-depth`."""
+    return 2 if any(isinstance(v, (list, dict)) for v in data.values()) else 1 if data else 0
 
 
 def split_entries(value: str, spaces: bool = False) -> list[str]:

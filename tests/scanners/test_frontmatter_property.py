@@ -21,7 +21,7 @@ pytestmark = pytest.mark.slow  # hypothesis against ruamel.yaml
 # Keys YAML reads as booleans or null: `true: x` is {True: "x"}, not {"true": "x"}.
 NON_STRING_KEYS = ["true", "True", "TRUE", "false", "False", "FALSE", "null", "Null", "NULL"]
 # Characters the strict parser rejects (control characters) or reads as line breaks.
-NOT_PRINTABLE = ["\x01", "\x08", "\x0b", "\x1b", "\x7f", "\x80", "\x9f"]
+NOT_PRINTABLE = ["\x01", "\x08", "\x0b", "\x1b", "\x7f", "\x80", "\x9f", "\ufffe", "\uffff"]
 YAML_LINE_BREAKS = ["\r", "\x85", "\u2028", "\u2029"]
 
 CHARS = [
@@ -181,6 +181,7 @@ NEAR_PLAIN = st.tuples(
             ".",
             ".5",
             "...",
+            *("é", "⚠ ", "🪲 Debugger", "中", "\u00a0", "\ufeff", "❓", "\u2028", "\ufffd"),
         ]
     ),
     st.text(alphabet=st.sampled_from(CHARS), max_size=6),
@@ -192,7 +193,7 @@ NEAR_NUMBER = st.tuples(
     st.from_regex(r"[0-9]{1,5}", fullmatch=True),
     st.sampled_from(["", "", "", "-", ".", "_", ":", "e", "-0", "-1", "/", "/1", " / ", "/ #"]),
     st.from_regex(r"[0-9]{0,2}", fullmatch=True),
-    st.sampled_from(["", "", "", "-0", "-1", "-3", "T", " ", "x"]),
+    st.sampled_from(["", "", "", "-0", "-1", "-3", "T", " ", "x", ".0", ".1.2", ".", ".0-b"]),
     st.from_regex(r"[0-9]{0,2}", fullmatch=True),
 ).map("".join)
 DATE = st.dates().map(lambda d: d.isoformat())
@@ -209,6 +210,15 @@ def near_simple_line(draw: st.DrawFn) -> list[str]:
     if choice == 2:
         items = draw(st.lists(NEAR_VALUE, max_size=3))
         return [draw(SIMPLE_KEY) + ":", *("  - " + item for item in items)]
+    if choice == 4:  # a mapping under a key (`metadata:`), with its near misses
+        indent = draw(st.sampled_from(["  ", "  ", "    ", " ", "\t"]))
+        entries = []
+        for _ in range(draw(st.integers(1, 3))):
+            shift = draw(st.sampled_from(["", "", "", "", " ", "  - ", "#"]))
+            entries.append(indent + shift + draw(SIMPLE_KEY) + draw(SEP) + draw(NEAR_VALUE))
+            if draw(st.integers(0, 5)) == 0:
+                entries.append(draw(st.sampled_from(["", "# c", indent + "# c", indent + "  x"])))
+        return [draw(SIMPLE_KEY) + ":", *entries]
     if choice == 3:  # a plain value continued on more-indented lines (or a comment's)
         indent = st.sampled_from([" ", "  ", "     ", ""])
         text = st.one_of(NEAR_VALUE, st.sampled_from(["# c", "#x", "- item", "k: v"]))
@@ -218,7 +228,12 @@ def near_simple_line(draw: st.DrawFn) -> list[str]:
 
 
 FLOW_ITEM = st.sampled_from(
-    ["a", "phase", "b-c", "d/e", "x.y", "_u", "true", "1", "'q'", "a b", ""]
+    [
+        *("a", "phase", "b-c", "d/e", "x.y", "_u", "true", "1", "'q'", "a b", ""),
+        *("optional description", "--repair", "name | description", "-x", "a  b", "a |b"),
+        *("<x>", "(a)", "--", "- a", "-1", "a #b", "a:b", "a: b", "a ", "x y z", "a |", ">a"),
+        *("|a", "-", "-.", "<<", "a (b) <c>", "a [b]", "a {b}", "true x", "null", "a\tb"),
+    ]
 )
 BLOCK_LINE = st.one_of(
     st.sampled_from(["", " ", "x: y", "# not a comment", "- item", "\tx", "a  b", "  more"]),
@@ -306,6 +321,10 @@ def test_simple_yaml_agrees_with_strict_parser(body: str) -> None:
         "flags:\n  - -v\n  - --dry-run\n",
         "argument-hint: ./src/index.ts [--compile]\nup: ../x\n",
         "allowed-tools: Bash(git log *), Bash(git diff *),\n   Read, Grep,\n   Glob\nx: y\n",
+        "argument-hint: [optional description]\nx: [--repair]\ny: [name | description]\n",
+        "name: x\nmetadata:\n  lifecycle: shim\n  version: '1.0'\nz: y\n",
+        "description: 'a user''s view'\nversion: 1.0.0\n",
+        "description: 🪲 Debugger - traces runtime bugs\n",
     ],
 )
 def test_fast_path_answers_common_frontmatter(body: str) -> None:
@@ -334,15 +353,21 @@ def test_fast_path_answers_common_frontmatter(body: str) -> None:
         "created: 2025-12-16 10:00\n",
         "name: x\nname: y\n",
         "tools: [Read, 'Write']\n",
+        "argument-hint: [--diagnose] [issue description]\n",  # a sequence, then more: invalid
+        "argument-hint: [a, b] # c\n",
         "description: >\n  folded\n\n  paragraph\n",
         "description: >\n  folded\n    more indented\n",
         "description: &a x\n",
         "description: !!str x\n",
-        "description: 'it''s'\n",
         'description: "a\\tb"\n',
         "description:\tx\n",
         "  name: x\n",
-        "meta:\n  key: v\n",
+        "meta:\n  key:\n    deeper: v\n",
+        "meta:\n  key: v\n    more\n",  # the value goes on
+        "meta:\n  key: v\n  key: w\n",
+        "meta:\n  key: v\n   other: w\n",
+        "meta:\n  - a\n  key: v\n",
+        "version: 1.0\n",
     ],
 )
 def test_fast_path_declines_what_it_cannot_read(body: str) -> None:
