@@ -292,6 +292,12 @@ _TS_LITERAL = lazy(_TS_STRING)
 _TS_EQUAL = lazy(r"\b([A-Za-z_$][\w$]*)\s*[!=]==?\s*(" + _TS_STRING + ")")
 _TS_SWITCH = lazy(r"\bswitch\s*\(\s*[\w$.]*?([A-Za-z_$][\w$]*)\s*\)\s*\{")
 _TS_CASE = lazy(r"\bcase\s+(" + _TS_STRING + r")\s*:")
+# What each declaration pattern cannot match without (a pattern that starts at every word
+# boundary costs ten times a search for these): a list's `= [` before a string, a union's
+# string before a `|`
+_TS_ARRAY_HINT = lazy(r"=\s*\[\s*[\"']")
+_TS_UNION_HINT = lazy(r"[\"']\s*\|")
+_TS_OPERATOR = lazy(r"[!=]=")
 
 
 def typescript_lists(source: Source) -> list[CodeList]:
@@ -318,17 +324,20 @@ def typescript_lists(source: Source) -> list[CodeList]:
                 CodeList(name, "definition", StateList("typescript", label, at, listed, complete))
             )
 
-    for m in _TS_ARRAY.finditer(text):
-        definition(m.group(1), m, 2, f"`{m.group(1)}`")
-    for m in _TS_UNION.finditer(text):
-        name = m.group(1) or m.group(2)
-        definition(name, m, 3, f"`{name}`")
-    for m in _TS_ZOD.finditer(text):
-        name = m.group(1) or m.group(2)
-        definition(name, m, 3, f"`{name}`")
+    if _TS_ARRAY_HINT.search(text):
+        for m in _TS_ARRAY.finditer(text):
+            definition(m.group(1), m, 2, f"`{m.group(1)}`")
+    if _TS_UNION_HINT.search(text):
+        for m in _TS_UNION.finditer(text):
+            name = m.group(1) or m.group(2)
+            definition(name, m, 3, f"`{name}`")
+    if "z.enum(" in text:
+        for m in _TS_ZOD.finditer(text):
+            name = m.group(1) or m.group(2)
+            definition(name, m, 3, f"`{name}`")
     branches: dict[str, list[StateName]] = {}
     first: dict[str, Position] = {}
-    for m in _TS_EQUAL.finditer(text):
+    for m in _equalities(text):
         value = m.group(2)[1:-1]
         if is_state(value):
             name = m.group(1)
@@ -343,7 +352,7 @@ def typescript_lists(source: Source) -> list[CodeList]:
             )
             first.setdefault(name, source.position(switch.start()))
     uses: dict[str, int] = {}
-    for m in _TS_LITERAL.finditer(text):
+    for m in _TS_LITERAL.finditer(text) if branches else ():
         uses[m.group()[1:-1]] = uses.get(m.group()[1:-1], 0) + 1
     for name, found in branches.items():
         compared: dict[str, int] = {}
@@ -355,6 +364,37 @@ def typescript_lists(source: Source) -> list[CodeList]:
             label = f"the comparisons of `{name}`"
             out.append(CodeList(name, "branch", StateList("typescript", label, first[name], kept)))
     return out
+
+
+def _equalities(text: str) -> list[re.Match[str]]:
+    """The matches of `_TS_EQUAL` in `text`, as `finditer` gives them, found from the
+    operators: a match holds one, right after its name and blanks, so it can start only in
+    the run of name characters before an operator's blanks, and not before the last
+    match's end."""
+    out: list[re.Match[str]] = []
+    end = 0
+    match = _TS_EQUAL.match
+    for operator in _TS_OPERATOR.finditer(text):
+        at = operator.start()
+        if at < end:
+            continue  # inside the last match's string
+        i = at
+        while i > end and text[i - 1].isspace():
+            i -= 1
+        start = i
+        while start > end and (text[start - 1] in "_$" or text[start - 1].isalnum()):
+            start -= 1
+        for j in range(start, i):
+            if text[j] in _NAME_START:
+                m = match(text, j)
+                if m is not None:
+                    out.append(m)
+                    end = m.end()
+                    break
+    return out
+
+
+_NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_$")
 
 
 def _cases_by_switch(text: str) -> list[tuple[re.Match[str], re.Match[str]]]:

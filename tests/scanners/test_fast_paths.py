@@ -696,3 +696,42 @@ def test_mentions_agree_with_reading_each_line(text: str, in_skill: bool, fold: 
 
     source = Source("s/SKILL.md", text)
     assert find_mentions(source, in_skill, fold=fold) == reference_mentions(source, in_skill, fold)
+
+
+# --- TypeScript state lists: comparisons found from their operators, declarations only
+# --- where what they need is in the text ------------------------------------------------
+
+TS_PARTS = [
+    *"ab$_9 =!'\"\n\té\u00a0x.\\;|[]:,",
+    *("==", "===", "!==", "!=", "'done'", '"a b"', "status", "$x", "9a", "é1", "type S = "),
+    *("const s = [", "z.enum([", " as const", "? :", "'a' | 'b'", "['x', 'y']", "s: "),
+]
+TS_TEXT = st.lists(st.sampled_from(TS_PARTS), max_size=40).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(TS_TEXT)
+@example("a === 'x'")
+@example("9$x == 'y'")
+@example("a == 'b == c' === 'd'")
+@example('x$y\u00a0!== "z"')
+def test_equalities_agree_with_the_pattern(text: str) -> None:
+    from drift_check.scanners import state_code
+
+    want = [(m.span(), m.groups()) for m in state_code._TS_EQUAL.finditer(text)]
+    assert [(m.span(), m.groups()) for m in state_code._equalities(text)] == want
+
+
+@settings(max_examples=400, deadline=None)
+@given(TS_TEXT)
+@example("type S = 'a' | 'b';")
+@example("const s = ['x', 'y'] as const")
+def test_declarations_are_looked_for_only_where_their_hint_is(text: str) -> None:
+    from drift_check.scanners import state_code
+
+    if state_code._TS_ARRAY.search(text):
+        assert state_code._TS_ARRAY_HINT.search(text)
+    if state_code._TS_UNION.search(text):
+        assert state_code._TS_UNION_HINT.search(text)
+    if state_code._TS_ZOD.search(text):
+        assert "z.enum(" in text
