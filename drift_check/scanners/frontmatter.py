@@ -132,10 +132,11 @@ def simple_yaml(body: str) -> dict[str, Any] | None:
     return _line_scan(body)[0]
 
 
-def _line_scan(body: str) -> tuple[dict[str, Any] | None, tuple[int, int] | None]:
-    """`simple_yaml`'s answer and, when it gives up at a `key: value` line whose plain
-    value holds a `: ` (the commonest invalid frontmatter: an unquoted description), that
-    line and the column of the colon (0-based): where the strict parser stops."""
+def _line_scan(body: str) -> tuple[dict[str, Any] | None, tuple[int, int, str] | None]:
+    """`simple_yaml`'s answer and, when it gives up at a `key: value` line that the strict
+    parser stops at, that line, the column (0-based) and the parser's words: a plain value
+    holding a `: ` (the commonest invalid frontmatter: an unquoted description), or a list
+    of plain words followed by more (`argument-hint: [name] [--all]`)."""
     data: dict[str, Any] = {}
     list_key: str | None = None
     block_lists: list[str] = []  # keys written `key:`, whose items follow as `  - item`
@@ -193,6 +194,11 @@ def _line_scan(body: str) -> tuple[dict[str, Any] | None, tuple[int, int] | None
             # rest of the list below it): folded into one line, as YAML reads them
             scalar, i = _continued(value, scalar, lines, i)
         if scalar is None:
+            if value.startswith("["):
+                more = _FLOW_THEN.match(value)
+                if more is None or _flow_words(value[: more.end(1)]) is None:
+                    return None, None
+                return None, (i - 1, len(key) + 2 + more.start(2), _NO_KEY)
             colon = _NOT_PLAIN.search(value)
             if (
                 colon is None
@@ -200,7 +206,7 @@ def _line_scan(body: str) -> tuple[dict[str, Any] | None, tuple[int, int] | None
                 or not _PLAIN.fullmatch(value, 0, colon.start())
             ):
                 return None, None
-            return None, (i - 1, len(key) + 2 + colon.start())
+            return None, (i - 1, len(key) + 2 + colon.start(), _MAPPING_VALUES)
         data[key] = scalar
     for k in block_lists:
         if data[k] == []:
@@ -239,6 +245,14 @@ def _continued(value: str, scalar: Any, lines: list[str], i: int) -> tuple[Any, 
         parts.append(part)
         i += 1
     return " ".join(parts), i
+
+
+# A one-line list, then more on its line that starts a token (another list, a word): the
+# strict parser wants the next key there. A value going on after `|`, `>`, `:`, `#` or a
+# character no token starts with gets other errors, left to the parser.
+_FLOW_THEN = lazy(r"(\[[^\[\]]*\]) *([\[A-Za-z0-9(<]|-[A-Za-z_-])")
+_NO_KEY = "did not find expected key"
+_MAPPING_VALUES = "mapping values are not allowed in this context"
 
 
 def _flow_words(value: str) -> list[str] | None:
@@ -404,15 +418,16 @@ def read_frontmatter(
         line += body.count("\n", counted, m.start())
         counted = m.start()
         key_lines.setdefault(key, line)
-    data, colon = _line_scan(body)
+    data, stop = _line_scan(body)
     if data is not None and _depth(data) <= max_depth:
         return Frontmatter(data, key_lines, None)
-    if colon is not None and _parser_says_context() and not _reader_stop(body):
+    if stop is not None and _parser_says_context() and not _reader_stop(body):
         # the strict parser's own error, without importing it: a plain value cannot hold
-        # `: ` (its reader would stop first at a control character anywhere in the body)
-        message = "mapping values are not allowed in this context"
+        # `: `, a list cannot go on (its reader would stop first at a control character
+        # anywhere in the body)
+        line, column, message = stop
         problem = InputProblem(
-            Position(source.path, colon[0] + 2, colon[1] + 1),
+            Position(source.path, line + 2, column + 1),
             "frontmatter",
             f"frontmatter is not valid YAML: {message}; {_hint(message)}",
         )

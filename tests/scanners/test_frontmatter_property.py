@@ -494,10 +494,61 @@ def test_colon_error_is_answered_without_the_parser() -> None:
     from drift_check.scanners.frontmatter import _line_scan
 
     body = "name: x\ndescription: Use when: the user asks\n"
-    assert _line_scan(body) == (None, (1, 21))
+    assert _line_scan(body) == (None, (1, 21, "mapping values are not allowed in this context"))
     problem = _problem(f"---\n{body}---\n")
     assert problem is not None
     assert tuple(problem.position) == ("agents/a.md", 3, 22)
+
+
+# --- and for a list of plain words that goes on (`argument-hint: [name] [--all]`) --------
+
+LIST_THEN = st.tuples(
+    st.sampled_from(["[a]", "[--x]", "[pr-number]", "[a b, c]", "[]", "[a|b]", "[<f>]", "['q']"]),
+    st.sampled_from(["", " ", " ", "  ", "\t"]),
+    st.sampled_from([*"[abZ09(<-|>%@`#:,?!&*'\"{]", "é", "  ", ""]),
+    st.text(alphabet=st.sampled_from([*"ab []:#'\"-|"]), max_size=6),
+).map("".join)
+
+
+@st.composite
+def bodies_with_a_list_that_goes_on(draw: st.DrawFn) -> str:
+    before = draw(st.lists(st.one_of(near_simple_line(), flow_or_block()), max_size=3))
+    after = draw(st.lists(st.one_of(near_simple_line(), flow_or_block()), max_size=2))
+    line = [draw(SIMPLE_KEY) + ": " + draw(LIST_THEN)]
+    tail = draw(st.sampled_from(["", "", "\x01\n", "\r\n", "  more: x\n", "  'open\n"]))
+    blocks = [*before, line, *after]
+    return "\n".join(ln for block in blocks for ln in block) + "\n" + tail
+
+
+@settings(max_examples=400, deadline=None)
+@given(bodies_with_a_list_that_goes_on())
+@example("name: x\nargument-hint: [pr-number] [priority] [assignee]\ntools: Read\n")
+@example("argument-hint: [a] b\n  more\n")
+@example("argument-hint: [a] 'open\n")
+def test_list_error_without_the_parser_is_the_parsers(body: str) -> None:
+    """Where the fast path reports a list that goes on itself, the strict parser reports
+    the same error at the same place; elsewhere it is left to the parser."""
+    import drift_check.scanners.frontmatter as fm
+
+    source = Source("commands/c.md", f"---\n{body}---\n")
+    fast = read_frontmatter(source)
+    real = fm._line_scan
+    try:
+        fm._line_scan = lambda body: (None, None)  # type: ignore[assignment]
+        strict = read_frontmatter(source)
+    finally:
+        fm._line_scan = real
+    assert fast == strict
+
+
+def test_list_error_is_answered_without_the_parser() -> None:
+    from drift_check.scanners.frontmatter import _line_scan
+
+    body = "name: x\nargument-hint: [pr-number] [priority]\n"
+    assert _line_scan(body) == (None, (1, 27, "did not find expected key"))
+    problem = _problem(f"---\n{body}---\n")
+    assert problem is not None
+    assert tuple(problem.position) == ("agents/a.md", 3, 28)
 
 
 FOLDED_LINE = st.one_of(
