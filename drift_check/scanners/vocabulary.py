@@ -57,7 +57,6 @@ from drift_check.scanners.state_code import (
     is_state,
     name_words,
     names_field,
-    python_lists,
     typescript_lists,
 )
 from drift_check.settings import HOOK_EVENTS
@@ -1108,6 +1107,16 @@ def _handlers(groups: list[_Group], handlers: list[Handler], sources: dict[str, 
             best.handlers.append(handler.states)
 
 
+def _code_lists(path: str, source: Source) -> list[CodeList]:
+    """The state lists of a Python file (read with `ast`, imported here: a tree without
+    Python never needs it) or of a TypeScript or JavaScript one."""
+    if path.endswith(".py"):
+        from drift_check.scanners.state_python import python_lists
+
+        return python_lists(source)
+    return typescript_lists(source)
+
+
 def _code(groups: list[_Group], repo: Repo, files: list[str], skill_dirs: set[str]) -> None:
     """Copies and branches in Python and TypeScript files that name a vocabulary's field."""
     code = [
@@ -1135,7 +1144,7 @@ def _code(groups: list[_Group], repo: Repo, files: list[str], skill_dirs: set[st
             for g in groups
         ):
             continue
-        found = python_lists(source) if path.endswith(".py") else typescript_lists(source)
+        found = _code_lists(path, source)
         # a skill's own script speaks for that skill: the vocabularies of other skills are
         # other contracts, however alike their states (a catalogue's `TERMINAL_STATUSES` of
         # one API beside another API's `status`)
@@ -1275,7 +1284,7 @@ def _named_list(
         source = repo.read(path)
         if source is None:
             return None
-        found = python_lists(source) if path.endswith(".py") else typescript_lists(source)
+        found = _code_lists(path, source)
         for listed in found:
             if listed.role != "definition":
                 continue

@@ -14,8 +14,10 @@ import pytest
 from drift_check.facts import SchemaFile, Source
 from drift_check.scanners.files import Repo
 from drift_check.scanners.json_parser import JsonSyntaxError, parse_plain
-from drift_check.scanners.references import python_module, skill_references, spawner_references
-from drift_check.scanners.state_code import python_lists, typescript_lists
+from drift_check.scanners.python_symbols import python_module
+from drift_check.scanners.references import skill_references, spawner_references
+from drift_check.scanners.state_code import typescript_lists
+from drift_check.scanners.state_python import python_lists
 from drift_check.scanners.vocabulary import read_markdown, schema_definitions
 from tests.conftest import tree_files, write_tree
 from tests.robustness.test_hostile_patterns import LIMIT, SIZE, fill

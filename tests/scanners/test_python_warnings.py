@@ -13,8 +13,8 @@ import pytest
 from drift_check.facts import Source
 from drift_check.scanners.code_reads import code_reads
 from drift_check.scanners.pystrings import python_literals
-from drift_check.scanners.references import python_module
-from drift_check.scanners.state_code import python_lists
+from drift_check.scanners.python_symbols import python_module
+from drift_check.scanners.state_python import python_lists
 
 HOOK = """\
 import re
