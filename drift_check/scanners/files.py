@@ -39,6 +39,14 @@ _BUNDLE_START = lazy(
     r"(?:#![^\n]*+\n)?+(?:[ \t\r]*+(?://[^\n]*+)?+\n)*+"
     r"(?:var __(?:create|defProp) = Object\.|/\*{6}/)"
 )
+# ... and, after a banner of code of its own (esbuild's `banner` option: a `require` shim,
+# a module path set-up), the first two of esbuild's helper lines, near the top
+_BUNDLE_HELPERS = lazy(
+    r"^var __(?:create = Object\.create|defProp = Object\.defineProperty);\r?\n"
+    r"var __(?:defProp|getOwnPropDesc) = Object\.",
+    re.M,
+)
+BUNDLE_BANNER_REACH = 16_384
 
 
 def build_output(path: str, text: str | None = None) -> bool:
@@ -50,7 +58,11 @@ def build_output(path: str, text: str | None = None) -> bool:
         return True
     if ".min." in name or ".bundle." in name:
         return True
-    return text is not None and _BUNDLE_START.match(text) is not None
+    if text is None:
+        return False
+    if _BUNDLE_START.match(text) is not None:
+        return True
+    return _BUNDLE_HELPERS.search(text, 0, BUNDLE_BANNER_REACH) is not None
 
 
 class Limits(NamedTuple):

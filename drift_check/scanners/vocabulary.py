@@ -1184,8 +1184,11 @@ class _Parents:
         if found is None:
             found = self.lines[key] = []
             if key in self.text:
+                number, counted = 1, 0  # lines counted up to `counted`, once over the text
                 for m in re.finditer(r"(?<![\w-])" + re.escape(key) + r"(?![\w-])", self.text):
-                    found.append(self.text.count("\n", 0, m.start()) + 1)
+                    number += self.text.count("\n", counted, m.start())
+                    counted = m.start()
+                    found.append(number)
         i = bisect_right(found, line + _PARENT_REACH)
         return i > 0 and found[i - 1] >= line - _PARENT_REACH
 

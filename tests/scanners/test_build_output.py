@@ -28,6 +28,24 @@ from tests.conftest import write_tree
         ("out/main.js", "/******/ (() => { // webpackBootstrap\n", True),
         ("src/route.js", "import x from 'y';\nvar __defProp = Object.defineProperty;\n", False),
         ("src/route.js", "\n// banner\r\n\n/******/ (() => {})();\n", True),
+        # esbuild's helpers after a banner of code (its `banner` option)
+        *(
+            (
+                "bridge/cli.cjs",
+                'const url = require("url");\n"use strict";\n' + helpers,
+                True,
+            )
+            for helpers in (
+                "var __create = Object.create;\nvar __defProp = Object.defineProperty;\n",
+                "var __defProp = Object.defineProperty;\r\nvar __getOwnPropDesc = Object.x;\n",
+            )
+        ),
+        ("src/a.js", "x();\nvar __defProp = Object.defineProperty;\nvar x = 1;\n", False),
+        (
+            "src/a.js",
+            "x;\n" * 6000 + "var __create = Object.create;\nvar __defProp = Object.a;\n",
+            False,
+        ),
     ],
 )
 def test_build_output(path: str, text: str | None, expected: bool) -> None:
