@@ -40,13 +40,31 @@ def command_unknown_key(facts: Facts) -> Iterator[Hit]:
         for key in sorted(command.frontmatter or {}, key=lambda k: (lines.get(str(k), 0), str(k))):
             if str(key) in allowed:
                 continue
+            meant = _documented(str(key), allowed)
+            advice = (
+                f"write it `{meant}`"
+                if meant
+                else "use the documented key, move it under `metadata`, or remove it; if your"
+                " own tooling reads it, add it to `command-allowed-keys`"
+            )
             yield Hit(
                 Position(path, lines.get(str(key), 1), 1),
                 f"command `/{command.name}` has key `{key}`, which the {facts.preset} preset"
-                " does not know for commands; Claude Code ignores it: use the documented key,"
-                " move it under `metadata`, or remove it; if your own tooling reads it, add it"
-                " to `command-allowed-keys`",
+                f" does not know for commands; Claude Code ignores it: {advice}",
             )
+
+
+# keys written for a documented one: its words spelled otherwise (`allowed_tools`,
+# `argumentHint`), or another name for what it sets
+_MEANT = {"tools": "allowed-tools", "tool-access": "allowed-tools", "args": "argument-hint"}
+
+
+def _documented(key: str, allowed: set[str]) -> str | None:
+    """The allowed key `key` stands for, if it plainly stands for one."""
+    spelled = "".join("-" + c.lower() if c.isupper() else c for c in key).lstrip("-")
+    spelled = spelled.replace("_", "-").replace("--", "-")
+    meant = spelled if spelled in allowed else _MEANT.get(spelled)
+    return meant if meant in allowed and meant != key else None
 
 
 @rule(

@@ -11,7 +11,12 @@ from drift_check.rules.base import Hit, rule
 
 
 def _where(e: Emission) -> str:
-    return "" if e.via is None else f" (in {e.position.path}, reached through `{e.via}`)"
+    """Where an emission reached through a document sits; the words that reach it are
+    quoted as code unless they hold their own (``Read `x.md` ``)."""
+    if e.via is None:
+        return ""
+    via = e.via if "`" in e.via else f"`{e.via}`"
+    return f" (in {e.position.path}, reached through {via})"
 
 
 def _first_emissions(agent: Agent) -> dict[str, Emission]:

@@ -12,7 +12,9 @@ files of other projects, and are left alone).
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable
+from functools import lru_cache
 from typing import Any
 
 from drift_check.facts import Citation, NameReference, Position, PythonModule, Source
@@ -160,7 +162,10 @@ def skill_references(source: Source) -> list[NameReference]:
 
 
 def _slot(name: str) -> bool:
-    return name.isupper() or name.replace("-", "").replace("_", "").lower() in _SLOT_WORDS
+    """A word standing for any skill's name, or a name cut short (`kit:...`)."""
+    if name.isupper() or "..." in name or "\u2026" in name:
+        return True
+    return name.replace("-", "").replace("_", "").lower() in _SLOT_WORDS
 
 
 def _call(text: str, m: re.Match[str]) -> str:
@@ -236,7 +241,11 @@ def _listed_spawners(text: str, start: int, at: Callable[[int], Position]) -> li
 
 
 def _resolve(repo: Repo, document: str, written: str, existing: frozenset[str]) -> str | None:
-    """The file a citation names: from the document's folder, then each folder above it."""
+    """The file a citation names: from the document's folder, then each folder above it;
+    None for a bare file name that more than one file of the tree has (the nearest one
+    above need not be the one meant)."""
+    if "/" not in written and _file_names(existing)[written] > 1:
+        return None
     folder = document.rsplit("/", 1)[0] if "/" in document else ""
     while True:
         candidate = repo.resolve(f"{folder}/{written}" if folder else written)
@@ -245,6 +254,12 @@ def _resolve(repo: Repo, document: str, written: str, existing: frozenset[str]) 
         if not folder:
             return None
         folder = folder.rsplit("/", 1)[0] if "/" in folder else ""
+
+
+@lru_cache(maxsize=1)
+def _file_names(existing: frozenset[str]) -> Counter[str]:
+    """How many files of the tree have each file name."""
+    return Counter(p.rsplit("/", 1)[-1] for p in existing)
 
 
 def python_citations(source: Source, existing: frozenset[str], repo: Repo) -> list[Citation]:
