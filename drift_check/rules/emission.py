@@ -246,11 +246,17 @@ def emitted_marker_case_mismatch(facts: Facts) -> Iterator[Hit]:
             for declared in declared_markers:
                 # respelled towards another agent's marker, it would emit that agent's marker
                 column = e.text_column if declared in own else 0
+                owners = ", ".join(f"`{a}`" for a in sorted(ix.declared.get(declared, ())))
+                which = (
+                    f"the declared `{declared}`"
+                    if declared in own or not owners
+                    else f"`{declared}` (the registry declares it for {owners})"
+                )
                 yield Hit(
                     e.position,
                     f"`{agent.name}` emits `## {text}`{_where(e)}, which differs only by case"
-                    f" from the declared `{declared}`; consumers match exact case, so use one"
-                    " spelling everywhere",
+                    f" from {which}; consumers match exact case, so use one spelling"
+                    " everywhere",
                     agent=agent.name,
                     marker=text,
                     fix=replace_text(

@@ -883,7 +883,9 @@ def _commands(
         command = scan_command(path, repo, met)
         source = repo.read(path) if command is not None else None
         if source is not None and _may_fence(source.text):  # here, by any worker
-            fence = unclosed_fence_problem(path, scan(source.text, 0), markers=False)
+            fence = unclosed_fence_problem(
+                path, scan(source.text, 0), markers=False, text=source.text
+            )
             if fence is not None:
                 met.append(fence)
         return command, met
@@ -937,7 +939,7 @@ def _unclosed_fences(
     for path, source in sorted(repo.sources().items()):
         if path.endswith(".md") and path not in checked and _may_fence(source.text):
             markdown = scanned.get(path) or scan(source.text, 0)
-            problem = unclosed_fence_problem(path, markdown, markers=False)
+            problem = unclosed_fence_problem(path, markdown, markers=False, text=source.text)
             if problem is not None:
                 kept.append(problem)
     return kept

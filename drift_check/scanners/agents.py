@@ -195,7 +195,7 @@ def _fenced(
     if found is not None:
         return found
     md = markdown or scan(source.text, fenced_only=True)
-    problem = unclosed_fence_problem(source.path, md, markers=True)
+    problem = unclosed_fence_problem(source.path, md, markers=True, text=source.text)
     if problem is not None:
         problems.append(problem)
     found = [

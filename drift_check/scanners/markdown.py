@@ -312,15 +312,29 @@ def _fenced_headings(
             out.append(HeadingLine(line, len(container) + len(ws) + 1, len(run), title, True, at))
 
 
-def unclosed_fence_problem(path: str, markdown: MarkdownScan, markers: bool) -> InputProblem | None:
+def unclosed_fence_problem(
+    path: str, markdown: MarkdownScan, markers: bool, text: str = ""
+) -> InputProblem | None:
     """The finding for the fence `markdown` leaves open, if any. `markers`: the file is an
-    agent's or one it includes, where fenced headings are emitted markers."""
+    agent's or one it includes, where fenced headings are emitted markers. Given the file's
+    `text`, a block that holds an opener of its own kind, where the fences first went out
+    of step, is named."""
     fence = markdown.unclosed
     if fence is None:
         return None
     run = fence.char * fence.length
     swallowed = "look like emitted markers" if markers else "lose their anchors"
-    if not fence.info and len(markdown.fences) > 1:
+    cause = _out_of_step(text, markdown) if text and not fence.info else None
+    if cause is not None:
+        outer, nested, opener = cause
+        advice = (
+            f"the fences went out of step at line {outer.open_line}: the block opened there"
+            f" holds {_code_span(opener)} (line {nested}), and the"
+            f" {outer.char * outer.length} meant to close that one closed the outer block at"
+            f" line {outer.close_line}; open the outer block with a longer run"
+            f" ({outer.char * (outer.length + 1)})"
+        )
+    elif not fence.info and len(markdown.fences) > 1:
         # A bare run after other fences is most often a closer whose block a nested fence
         # (```bash inside ```markdown) already closed.
         advice = (
@@ -335,6 +349,38 @@ def unclosed_fence_problem(path: str, markdown: MarkdownScan, markers: bool) -> 
         f"code fence opened here is never closed, so everything after line {fence.open_line}"
         f" reads as code (headings there {swallowed}); {advice}",
     )
+
+
+# a fence opener with an info string (```bash), as it stands inside another block's text
+_NESTED_OPENER = lazy(r"[ \t]*+(`{3,}+|~{3,}+)[ \t]*+([^\s`]\S*)")
+
+
+def _code_span(text: str) -> str:
+    """`text` as inline code, with a delimiter no run of backticks in it matches."""
+    if "`" not in text:
+        return f"`{text}`"
+    runs = {len(r) for r in re.findall(r"`+", text)}
+    tick = next(n for n in range(2, len(text) + 3) if n not in runs)
+    return f"{'`' * tick} {text} {'`' * tick}"
+
+
+def _out_of_step(text: str, markdown: MarkdownScan) -> tuple[FenceSpan, int, str] | None:
+    """The first closed block whose text holds an opener of its own character and at least
+    its length (```bash inside ```), with that opener's line and text: the run meant to
+    close the nested block closed this one, and the fences after it pair up wrongly."""
+    lines: list[str] | None = None
+    for fence in markdown.fences:
+        if fence.close_line is None:
+            return None
+        if fence.close_line - fence.open_line < 2:
+            continue  # no room for a nested opener
+        if lines is None:
+            lines = text.split("\n")
+        for number in range(fence.open_line + 1, fence.close_line):
+            m = _NESTED_OPENER.match(lines[number - 1])
+            if m and m.group(1)[0] == fence.char and len(m.group(1)) >= fence.length:
+                return fence, number, m.group(1) + m.group(2)
+    return None
 
 
 def _has_list_marker(container: str) -> bool:

@@ -64,7 +64,7 @@ def scan_memory(path: str, repo: Repo, problems: list[InputProblem]) -> MemoryFi
     if source is None:
         return None
     markdown = scan(source.text, 0)  # the fences: headings are not facts here
-    fence = unclosed_fence_problem(path, markdown, markers=False)
+    fence = unclosed_fence_problem(path, markdown, markers=False, text=source.text)
     if fence is not None:
         problems.append(fence)
     links = find_links(source, [], markdown)

@@ -50,7 +50,7 @@ def scan_skill(
         problems.append(problem)
     text = source.text
     markdown = scan(text, 0)  # the fences: a skill's headings are not facts
-    fence = unclosed_fence_problem(path, markdown, markers=False)
+    fence = unclosed_fence_problem(path, markdown, markers=False, text=text)
     if fence is not None:
         problems.append(fence)
     siblings = settings["sibling-docs"]
