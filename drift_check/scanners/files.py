@@ -62,7 +62,8 @@ def build_output(path: str, text: str | None = None) -> bool:
         return False
     if _BUNDLE_START.match(text) is not None:
         return True
-    return _BUNDLE_HELPERS.search(text, 0, BUNDLE_BANNER_REACH) is not None
+    at = text.find("var __", 0, BUNDLE_BANNER_REACH)  # a plain search first: most have none
+    return at >= 0 and _BUNDLE_HELPERS.search(text, at, BUNDLE_BANNER_REACH) is not None
 
 
 class Limits(NamedTuple):

@@ -1138,11 +1138,11 @@ def _code(groups: list[_Group], repo: Repo, files: list[str], skill_dirs: set[st
             continue
         # worth parsing only where some vocabulary's field and two of its states are named
         named = set(quoted.findall(source.text))
-        lowered = source.text.lower()
-        if not any(
-            len(named & g.known()) >= 2 and all(w in lowered for w in name_words(g.key))
-            for g in groups
-        ):
+        if len(named) < 2:
+            continue
+        keys = [g.key for g in groups if len(named & g.known()) >= 2]
+        lowered = source.text.lower() if keys else ""  # only where two states are named
+        if not any(all(w in lowered for w in name_words(key)) for key in keys):
             continue
         found = _code_lists(path, source)
         # a skill's own script speaks for that skill: the vocabularies of other skills are
