@@ -18,6 +18,7 @@ from collections.abc import Iterable
 
 from drift_check.facts import FieldRead, Position, Source
 from drift_check.scanners.pystrings import python_tree
+from drift_check.scanners.state_python import nodes
 
 CODE_SUFFIXES = (".py", ".ts", ".tsx", ".js", ".mjs", ".cjs")
 _PART = re.compile(r"[A-Za-z_$][\w$]*|\"[^\"\n]+\"|'[^'\n]+'")
@@ -42,7 +43,7 @@ def _python(source: Source, names: list[str]) -> list[FieldRead]:
     if tree is None:
         return []
     bound: dict[str, str] = {}  # variable -> block name
-    for node in ast.walk(tree):
+    for node in nodes(tree):
         if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
             literal = next(
                 (
@@ -63,7 +64,7 @@ def _python(source: Source, names: list[str]) -> list[FieldRead]:
     lines = source.text.split("\n")
     out: list[FieldRead] = []
     seen: set[int] = set()
-    for node in ast.walk(tree):
+    for node in nodes(tree):
         chain = _chain(node)
         if chain is None or id(node) in seen:
             continue

@@ -92,6 +92,34 @@ def _field_of(node: ast.AST, aliases: dict[str, str]) -> str | None:
     return None
 
 
+# nodes no state list is read from, under almost every expression: not walked
+_LEAVES = frozenset(
+    kind
+    for base in (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop)
+    for kind in base.__subclasses__()
+)
+
+
+def nodes(tree: ast.AST) -> list[ast.AST]:
+    """The nodes `ast.walk` gives, in its order (breadth first), but for contexts and
+    operators: one loop over a list, not two generators a node (a third of the time)."""
+    out = [tree]
+    i = 0
+    node_type, leaves = ast.AST, _LEAVES
+    while i < len(out):
+        node = out[i]
+        i += 1
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if type(value) is list:
+                for item in value:
+                    if isinstance(item, node_type) and type(item) not in leaves:
+                        out.append(item)
+            elif isinstance(value, node_type) and type(value) not in leaves:
+                out.append(value)
+    return out
+
+
 def python_lists(source: Source) -> list[CodeList]:
     """Definitions and branches of state names in a Python file; none when it does not
     parse (repository code may be Python 2, a template, or broken on purpose)."""
@@ -112,7 +140,7 @@ def python_lists(source: Source) -> list[CodeList]:
             branches.setdefault(name, []).extend(states)
             first.setdefault(name, reader.position(at))
 
-    for node in ast.walk(tree):
+    for node in nodes(tree):
         if isinstance(node, ast.Constant):
             if isinstance(node.value, str):
                 constants.append(node)

@@ -735,3 +735,52 @@ def test_declarations_are_looked_for_only_where_their_hint_is(text: str) -> None
         assert state_code._TS_UNION_HINT.search(text)
     if state_code._TS_ZOD.search(text):
         assert "z.enum(" in text
+
+
+# --- Python trees: the state scans' walk gives `ast.walk`'s nodes in its order ------------
+
+WALKED = """
+import os
+from x import (a as b, c)
+global_count = 0
+def f(x: int = 1, *args, k=None, **kw) -> str:
+    global global_count
+    y = [i for i in range(3) if i % 2 == 0]
+    match x:
+        case {"status": "done"} | ["a", *rest] if not rest:
+            return "done"
+        case Point(x=0, y=_):
+            pass
+    return f"{x!r:>10}" if x and not y else -x
+class C(Base, metaclass=M):
+    status: str = "open"
+    async def g(self):
+        async with a as (b, c):
+            await b[1:2, ::3]
+        try:
+            del self.x
+        except* (E, F) as e:
+            raise
+"""
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "drift_check/scanners/vocabulary.py",
+        "drift_check/scanners/state_python.py",
+        "drift_check/cli.py",
+        "",
+    ],
+)
+def test_python_nodes_are_ast_walks_but_contexts_and_operators(path: str) -> None:
+    import ast
+    from pathlib import Path
+
+    from drift_check.scanners.state_python import _LEAVES, nodes
+
+    root = Path(__file__).resolve().parents[2]
+    tree = ast.parse((root / path).read_text(encoding="utf-8") if path else WALKED)
+    walked = [n for n in ast.walk(tree) if type(n) not in _LEAVES]
+    assert [id(n) for n in nodes(tree)] == [id(n) for n in walked]
+    assert len(walked) < sum(1 for _ in ast.walk(tree))  # some were left out
