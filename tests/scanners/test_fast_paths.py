@@ -784,3 +784,28 @@ def test_python_nodes_are_ast_walks_but_contexts_and_operators(path: str) -> Non
     walked = [n for n in ast.walk(tree) if type(n) not in _LEAVES]
     assert [id(n) for n in nodes(tree)] == [id(n) for n in walked]
     assert len(walked) < sum(1 for _ in ast.walk(tree))  # some were left out
+
+
+# --- the longest line: found a window at a time, as a walk over every line finds it -------
+
+
+def reference_first_long_line(text: str, longest: int) -> int | None:
+    for number, line in enumerate(text.split("\n"), 1):
+        if len(line) > longest:
+            return number
+    return None
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(st.integers(0, 12), max_size=30).map(lambda ns: "\n".join("x" * n for n in ns)),
+    st.integers(1, 10),
+)
+@example("", 1)
+@example("abc", 2)
+@example("ab\n", 2)
+@example("ab\nabc\nx", 2)
+def test_first_long_line_agrees_with_every_line(text: str, longest: int) -> None:
+    from drift_check.scanners.files import first_long_line
+
+    assert first_long_line(text, longest) == reference_first_long_line(text, longest)
