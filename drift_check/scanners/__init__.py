@@ -540,9 +540,11 @@ def _not_skipped(repo: Repo, settings: dict[str, Any]) -> list[str]:
 # while this one scans its structured contracts and the names documents give: a smaller
 # tree's cost less than the copy does.
 LEAST_FILES_FOR_BACKGROUND = 1000
-# A smaller tree with this many bytes of Markdown or more has its by-name scans
-# (vocabularies, then names and citations) made by a copy of this process from the start,
-# while this one scans its agents, skills and commands, on one core. The copy costs this
+# A tree whose file scans run on one core (a smaller tree, or one with fewer agents, skills
+# and commands than a worker takes: oh-my-claude-sisyphus, 5,400 files, 83 of them to scan)
+# with this many bytes of Markdown or more has its by-name scans (vocabularies, then names
+# and citations) made by a copy of this process from the start, while this one scans its
+# agents, skills and commands. The copy costs this
 # process about 3 to 5 ms (its start, and its pages copied as this one writes them): worth it
 # from about 0.3 MB of Markdown (a tree of agents with 0.58 MB gains 2 ms, one with 0.08 MB
 # loses 3; a tree with scripts beside its prompts gains most, as they hold vocabularies).
@@ -577,7 +579,9 @@ class StructuredStart:
         batches of the names' search (see `_scan_structured`) as soon as the file scans,
         which use every core, are done: it works while this process scans the consumers."""
         kept, schemas = self.kept, self.schemas
-        if len(kept) < LEAST_FILES_FOR_BACKGROUND or not _nameable(settings, schemas, kept):
+        if self.early is not None or len(kept) < LEAST_FILES_FOR_BACKGROUND:
+            return  # the copy started before the file scans, or none is worth it
+        if not _nameable(settings, schemas, kept):
             return
         from drift_check.parallel import MAX_BATCHES, share
         from drift_check.scanners.references import named_in, reference_paths
@@ -628,7 +632,11 @@ def _start_structured(
     # the sizes are looked at (a `stat` a file) only where there are files enough to make
     # the bytes at an average far above a prompt file's (32 KB)
     scans = len(agent_paths) + len(skill_paths) + len(components.commands)
-    if len(kept) < LEAST_FILES_FOR_BACKGROUND and (
+    # a large tree's file scans take both cores, unless they are too few for a worker
+    from drift_check.parallel import LEAST_PER_PART
+
+    one_core = len(kept) < LEAST_FILES_FOR_BACKGROUND or scans < 2 * LEAST_PER_PART
+    if one_core and (
         scans >= LEAST_SCANS_FOR_EARLY
         and len(markdown) << 15 >= LEAST_MARKDOWN_FOR_EARLY
         and repo.bytes_at_least(markdown, LEAST_MARKDOWN_FOR_EARLY)

@@ -457,14 +457,21 @@ def _shares(monkeypatch: pytest.MonkeyPatch, seen: list[str]) -> None:
 
 
 @pytest.mark.parametrize(
-    ("least_files", "scan", "shared"),
-    [  # a small tree's copy starts before its file scans, a large tree's after them
-        (1000, "_scan_files", "share from ['vocabularies']"),
-        (1, "_scan_consumers", "share from [None]"),
+    ("least_files", "per_part", "scan", "shared"),
+    [  # a small tree's copy starts before its file scans, a large tree's after them, but
+        # where its files to scan are too few for a worker
+        (1000, 64, "_scan_files", "share from ['vocabularies']"),
+        (1, 1, "_scan_consumers", "share from [None]"),
+        (1, 64, "_scan_files", "share from ['vocabularies']"),
     ],
 )
 def test_the_by_name_copy_runs_beside_this_processs_scans_and_stops_on_a_failure(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, least_files: int, scan: str, shared: str
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    least_files: int,
+    per_part: int,
+    scan: str,
+    shared: str,
 ) -> None:
     """The copy that makes the by-name scans is started before the scan named here, which
     then runs on one core, and is stopped when a scan fails: no core stays held by it."""
@@ -473,6 +480,7 @@ def test_the_by_name_copy_runs_beside_this_processs_scans_and_stops_on_a_failure
     write_tree(tmp_path, tree_files("gaia-states", NAMED))  # type: ignore[arg-type]
     monkeypatch.setenv(parallel.JOBS_VARIABLE, "2")
     monkeypatch.setattr(scanners, "LEAST_FILES_FOR_BACKGROUND", least_files)
+    monkeypatch.setattr(parallel, "LEAST_PER_PART", per_part)
     monkeypatch.setattr(scanners, "LEAST_MARKDOWN_FOR_EARLY", 1)
     monkeypatch.setattr(scanners, "LEAST_SCANS_FOR_EARLY", 0)
     seen: list[str] = []
