@@ -343,12 +343,18 @@ def unclosed_fence_problem(
         )
     else:
         advice = f"close it with {run}"
-    return InputProblem(
-        Position(path, fence.open_line, fence.column),
-        "fence",
-        f"code fence opened here is never closed, so everything after line {fence.open_line}"
-        f" reads as code (headings there {swallowed}); {advice}",
-    )
+    after = text.split("\n", fence.open_line) if text else ()
+    if text and (len(after) <= fence.open_line or not after[-1].strip()):
+        # a stray run on the last line: nothing reads as code, but it shows an empty block
+        what = f"code fence opened here is never closed, on the file's last line; {advice}"
+        if advice.startswith("close"):
+            what = "code fence opened here on the file's last line is never closed: remove it"
+    else:
+        what = (
+            f"code fence opened here is never closed, so everything after line"
+            f" {fence.open_line} reads as code (headings there {swallowed}); {advice}"
+        )
+    return InputProblem(Position(path, fence.open_line, fence.column), "fence", what)
 
 
 # a fence opener with an info string (```bash), as it stands inside another block's text
