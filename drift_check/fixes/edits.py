@@ -138,10 +138,27 @@ def quote_plain_value(facts: Facts, path: str, line: int, column: int) -> Fix | 
     host ignored them all."""
     source = facts.sources.get(path)
     pair = None if source is None else _plain_value(source, line, column)
-    if source is None or pair is None:
+    if source is None or pair is None or not _keys_after(source, line):
         return None
     what = f"quote the value of `{pair.group(1)}`"
     return Fix(what, "unsafe", lambda: _quoted_lines(source, line, column))
+
+
+# a top-level line the frontmatter may hold: a comment, or a key (plain or quoted) and `:`
+_TOP_LINE = re.compile(r"""#|["']|[^\s#:][^:]*:(?:[ \t]|$)""")
+
+
+def _keys_after(source: Source, line: int) -> bool:
+    """Whether every line from `line` to the frontmatter's end that starts at column 0 is a
+    comment or a key: a description that runs on as text below it (`Examples:` then
+    `<example>` lines) stays invalid however its first line is quoted."""
+    for n in range(line + 1, source.line_count + 1):
+        text = source.line_text(n)
+        if text.rstrip() == "---":
+            return True
+        if text[:1] not in ("", " ", "\t") and not _TOP_LINE.match(text):
+            return False
+    return True
 
 
 def _plain_value(source: Source, line: int, column: int) -> re.Match[str] | None:
@@ -181,7 +198,7 @@ def _quoted_lines(source: Source, line: int, column: int) -> tuple[Edit, ...]:
             at = (exc.line + 1, exc.column)
         except Exception:
             break
-    return tuple(edits)
+    return tuple(edits) if at is None else ()  # no half fix: the frontmatter must load
 
 
 def quote_flow_value(facts: Facts, path: str, line: int, key: str) -> Fix | None:

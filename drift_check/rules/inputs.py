@@ -113,8 +113,10 @@ def invalid_frontmatter(facts: Facts) -> Iterator[Hit]:
     file with none of its keys (no description, no `tools`, no `model`), and other hosts
     drop it. The finding points at the exact line and column of the YAML error. Quote the
     value or remove the duplicate. The fix quotes a value written on one line after a
-    top-level key, and any other such value the parser stops at after it; it is unsafe, as
-    the keys the host ignored (`tools`, `model`) take effect once the frontmatter loads.
+    top-level key, and any other such value the parser stops at after it, where the
+    frontmatter then loads (not where the text runs on below the key, as in a description
+    followed by `<example>` lines); it is unsafe, as the keys the host ignored (`tools`,
+    `model`) take effect once the frontmatter loads.
     """
     for p in facts.problems:
         if p.kind != "frontmatter":
