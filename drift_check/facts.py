@@ -208,6 +208,10 @@ class TextStore(Protocol):
     def reread(self, source: "Source") -> str: ...
 
 
+# lines `Source.line_text` finds by counting where no table of line starts is built
+_COUNTED_LINES = 64
+
+
 @total_ordering
 class Source:
     """One file as read (lines end in `\\n`), with line/column lookup.
@@ -318,6 +322,8 @@ class Source:
     @property
     def line_count(self) -> int:
         """As many as `text.split("\\n")` gives: a final newline ends a last, empty line."""
+        if self._starts is None:
+            return self.text.count("\n") + 1  # no table built for this alone
         return len(self.starts)
 
     def line(self, offset: int) -> int:
@@ -362,6 +368,17 @@ class Source:
 
     def line_text(self, line: int) -> str:
         """The text of 1-based `line` without its `\\n`; "" for a line the text lacks."""
+        if self._starts is None and 0 < line <= _COUNTED_LINES:
+            # without a table of line starts (a text let go, or read for a fix's few
+            # lines), a line near the top (frontmatter) costs less found by counting
+            text = self.text
+            start = 0
+            for _ in range(line - 1):
+                start = text.find("\n", start) + 1
+                if not start:
+                    return ""
+            end = text.find("\n", start)
+            return text[start:] if end < 0 else text[start:end]
         starts = self.starts
         if not 0 < line <= len(starts):
             return ""

@@ -809,3 +809,36 @@ def test_first_long_line_agrees_with_every_line(text: str, longest: int) -> None
     from drift_check.scanners.files import first_long_line
 
     assert first_long_line(text, longest) == reference_first_long_line(text, longest)
+
+
+# --- a text let go: its lines near the top found by counting, as the table finds them ----
+
+
+class _Again:
+    """A store that gives the text back, as the files' store reads it again."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def reread(self, source: Source) -> str:
+        return self.text
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(["a", "\n", "bc", "\n\n", "é", ""]), max_size=40).map("".join))
+@example("")
+@example("a\n")
+def test_lines_found_by_counting_are_the_tables(text: str) -> None:
+    """Without a table of line starts (a text let go, or one not built yet), the lines near
+    the top are found by counting: the same as `split`, as the table gives them."""
+    lines = text.split("\n")
+    fresh = Source("a.md", text)
+    gone = Source("a.md", text, store=_Again(text))
+    gone.release()
+    tabled = Source("a.md", text)
+    assert len(tabled.starts) == len(lines)  # built: the table answers
+    assert not gone.held
+    assert gone.line_count == fresh.line_count == len(lines)
+    for line in range(-1, len(lines) + 3):
+        want = lines[line - 1] if 0 < line <= len(lines) else ""
+        assert gone.line_text(line) == fresh.line_text(line) == tabled.line_text(line) == want
