@@ -544,10 +544,10 @@ LEAST_FILES_FOR_BACKGROUND = 1000
 # and commands than a worker takes: oh-my-claude-sisyphus, 5,400 files, 83 of them to scan)
 # with this many bytes of Markdown or more has its by-name scans (vocabularies, then names
 # and citations) made by a copy of this process from the start, while this one scans its
-# agents, skills and commands. The copy costs this
-# process about 3 to 5 ms (its start, and its pages copied as this one writes them): worth it
-# from about 0.3 MB of Markdown (a tree of agents with 0.58 MB gains 2 ms, one with 0.08 MB
-# loses 3; a tree with scripts beside its prompts gains most, as they hold vocabularies).
+# agents, skills and commands. The copy costs this process about 3 to 5 ms (its start, and
+# its pages copied as this one writes them): worth it from about 0.3 MB of Markdown (a tree
+# of agents with 0.58 MB gains 2 ms, one with 0.08 MB loses 3; a tree with scripts beside
+# its prompts gains most, as they hold vocabularies).
 LEAST_MARKDOWN_FOR_EARLY = 500_000
 # ... and where this process has agents, skills and commands enough to scan meanwhile: with
 # fewer (superpowers' 14 skills, 7 ms) it only waits for the copy, 1 ms later than alone.
@@ -629,19 +629,18 @@ def _start_structured(
     schemas = find_schemas(repo, settings, skill_dirs, agent_paths, plugin_roots, problems)
     early = None
     markdown = [f for f in kept if f.endswith(".md")]
-    # the sizes are looked at (a `stat` a file) only where there are files enough to make
-    # the bytes at an average far above a prompt file's (32 KB)
-    scans = len(agent_paths) + len(skill_paths) + len(components.commands)
-    # a large tree's file scans take both cores, unless they are too few for a worker
-    from drift_check.parallel import LEAST_PER_PART
+    from drift_check.parallel import LEAST_PER_PART, share
 
+    scans = len(agent_paths) + len(skill_paths) + len(components.commands)
+    # a large tree's file scans take both cores, unless they are too few for a worker; the
+    # sizes are looked at (a `stat` a file) only where there are files enough to make the
+    # bytes at an average far above a prompt file's (32 KB)
     one_core = len(kept) < LEAST_FILES_FOR_BACKGROUND or scans < 2 * LEAST_PER_PART
     if one_core and (
         scans >= LEAST_SCANS_FOR_EARLY
         and len(markdown) << 15 >= LEAST_MARKDOWN_FOR_EARLY
         and repo.bytes_at_least(markdown, LEAST_MARKDOWN_FOR_EARLY)
     ):
-        from drift_check.parallel import share
 
         def unit(item: str) -> Any:  # the vocabularies and the looks first, then the names
             if item == "vocabularies":
