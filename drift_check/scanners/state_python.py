@@ -135,6 +135,14 @@ def python_lists(source: Source) -> list[CodeList]:
     branches: dict[str, list[StateName]] = {}
     first: dict[str, Position] = {}
 
+    def definition(
+        name: str, label: str, at: ast.AST, listed: tuple[StateName, ...], complete: bool = False
+    ) -> None:
+        position = reader.position(at)
+        out.append(
+            CodeList(name, "definition", StateList("python", label, position, listed, complete))
+        )
+
     def branch(name: str | None, states: list[StateName], at: ast.AST) -> None:
         if name and states:
             branches.setdefault(name, []).extend(states)
@@ -163,20 +171,8 @@ def python_lists(source: Source) -> list[CodeList]:
                 if name is None:
                     continue
                 if listed is not None:
-                    words = set(name_words(name))
-                    out.append(
-                        CodeList(
-                            name,
-                            "definition",
-                            StateList(
-                                "python",
-                                f"`{name}`",
-                                reader.position(target),
-                                listed,
-                                complete=bool(words & COMPLETE_WORDS),
-                            ),
-                        )
-                    )
+                    complete = bool(set(name_words(name)) & COMPLETE_WORDS)
+                    definition(name, f"`{name}`", target, listed, complete)
                 elif isinstance(target, ast.Name):
                     read = _field_of(value, {})
                     if read is not None and not isinstance(value, ast.Name):
@@ -189,19 +185,7 @@ def python_lists(source: Source) -> list[CodeList]:
                     if state is not None:
                         members.append(state)
             if len(members) >= 2:
-                out.append(
-                    CodeList(
-                        node.name,
-                        "definition",
-                        StateList(
-                            "python",
-                            f"`{node.name}`",
-                            reader.position(node),
-                            tuple(members),
-                            complete=True,
-                        ),
-                    )
-                )
+                definition(node.name, f"`{node.name}`", node, tuple(members), True)
         elif isinstance(node, ast.Compare) and len(node.ops) == 1:
             op, right = node.ops[0], node.comparators[0]
             name = _field_of(node.left, aliases)
@@ -213,18 +197,7 @@ def python_lists(source: Source) -> list[CodeList]:
                 if listed is None or name is None:
                     continue
                 if isinstance(op, ast.NotIn):  # a validation: the states allowed
-                    out.append(
-                        CodeList(
-                            name,
-                            "definition",
-                            StateList(
-                                "python",
-                                f"the `not in` test of `{name}`",
-                                reader.position(node),
-                                listed,
-                            ),
-                        )
-                    )
+                    definition(name, f"the `not in` test of `{name}`", node, listed)
                 else:
                     branch(name, list(listed), node)
         elif isinstance(node, ast.Match):
